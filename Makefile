@@ -1,0 +1,175 @@
+# displace - build, test and install.
+#
+#   make                 build bin/displace and its helpers (bin/fluid, bin/put)
+#   make check           build and run every test
+#   make run             the main job: calibrate, then the tcp send-cost sweep
+#   make install PREFIX=/usr/local DESTDIR=
+#   make SANITIZE=address,undefined check    sanitized build in build/san/
+#   make DEVELOPER=1     warnings are errors
+#
+# Missing Debian packages are installed by .ci/deps (as root) before the
+# first build, or it prints the apt-get line to run.
+
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+CC         ?= cc
+V          ?=
+
+ifeq ($(SANITIZE),)
+OUT := build/default
+BIN := bin
+else
+OUT := build/san
+BIN := build/san/bin
+endif
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wformat=2 -Wvla -Wpointer-arith -Wundef
+ifneq ($(DEVELOPER),)
+WARN += -Werror
+endif
+
+HARDEN_CFLAGS  := -fstack-protector-strong -fPIE
+HARDEN_LDFLAGS := -pie -Wl,-z,relro,-z,now
+ifeq ($(SANITIZE),)
+HARDEN_CFLAGS += -D_FORTIFY_SOURCE=2
+SAN_FLAGS :=
+else
+SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
+BASE_CFLAGS := -std=gnu11 -O2 -g -pthread -D_GNU_SOURCE -I. -I$(OUT)/gen $(WARN) $(HARDEN_CFLAGS)
+
+# Generated once per build directory: runs .ci/deps, then records the
+# pkg-config flags. make restarts itself after remaking an included file.
+CONFIG := $(OUT)/config.mk
+NODEPS_GOALS := clean distclean help
+ifeq ($(filter $(NODEPS_GOALS),$(MAKECMDGOALS)),)
+-include $(CONFIG)
+endif
+
+$(CONFIG): .ci/deps
+	@./.ci/deps
+	@mkdir -p $(@D)
+	@{ echo "PKG_CFLAGS := $$(pkg-config --cflags libuv jansson libtirpc)"; \
+	   echo "PKG_LIBS := $$(pkg-config --libs libuv jansson libtirpc) -lcsv -lm"; \
+	   echo "CHECK_CFLAGS := $$(pkg-config --cflags check)"; \
+	   echo "CHECK_LIBS := $$(pkg-config --libs check)"; } > $@.tmp
+	@mv $@.tmp $@
+
+CFLAGS  := $(BASE_CFLAGS) $(PKG_CFLAGS) $(SAN_FLAGS) $(EXTRA_CFLAGS)
+LDFLAGS := -pthread $(HARDEN_LDFLAGS) $(SAN_FLAGS) $(EXTRA_LDFLAGS)
+# The fluid and the spin kernel are never sanitized or built at another
+# optimisation level: their calibration must be the real loop.
+NOSAN_CFLAGS := $(BASE_CFLAGS)
+
+# --- sources ---------------------------------------------------------------
+CALIB_SRC  := $(wildcard calib/*.c)
+COORD_SRC  := $(filter-out coordinator/main.c,$(wildcard coordinator/*.c))
+SHARED_SRC := fluid/chunkstat.c fluid/dclock.c fluid/fluid_args.c
+PUT_SRC    := $(filter-out put/put_main.c,$(wildcard put/*.c))
+TEST_SRC   := $(wildcard tests/check_*.c) tests/testutil.c
+KERNEL_SRC := fluid/spin.c
+
+RPC_X      := put/displace_rpc.x
+RPC_GEN    := $(OUT)/gen/displace_rpc.h $(OUT)/gen/displace_rpc_xdr.c \
+              $(OUT)/gen/displace_rpc_clnt.c $(OUT)/gen/displace_rpc_svc.c
+
+obj = $(patsubst %.c,$(OUT)/obj/%.o,$(1))
+nosan = $(patsubst %.c,$(OUT)/nosan/%.o,$(1))
+
+CALIB_OBJ  := $(call obj,$(CALIB_SRC))
+COORD_OBJ  := $(call obj,$(COORD_SRC))
+SHARED_OBJ := $(call obj,$(SHARED_SRC))
+PUT_OBJ    := $(call obj,$(PUT_SRC))
+KERNEL_OBJ := $(call nosan,$(KERNEL_SRC))
+TEST_OBJ   := $(call obj,$(TEST_SRC))
+RPC_OBJ    := $(if $(wildcard $(RPC_X)),$(OUT)/obj/gen/displace_rpc_xdr.o \
+              $(OUT)/obj/gen/displace_rpc_clnt.o,)
+
+PROGS := $(BIN)/displace $(BIN)/fluid $(if $(PUT_SRC),$(BIN)/put,)
+TESTBIN := $(OUT)/check_displace
+
+.PHONY: all check run install uninstall clean distclean help unit e2e
+all: $(PROGS)
+
+$(BIN)/displace: $(OUT)/obj/coordinator/main.o $(COORD_OBJ) $(CALIB_OBJ) $(SHARED_OBJ) $(PUT_OBJ) $(RPC_OBJ) $(KERNEL_OBJ)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
+
+# The fluid is one small, unsanitized program.
+$(BIN)/fluid: $(call nosan,fluid/fluid.c fluid/fluid_args.c fluid/chunkstat.c fluid/dclock.c coordinator/cli.c) $(KERNEL_OBJ)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ -pthread $(HARDEN_LDFLAGS) -lm
+
+$(BIN)/put: $(OUT)/obj/put/put_main.o $(PUT_OBJ) $(CALIB_OBJ) $(SHARED_OBJ) $(KERNEL_OBJ) $(RPC_OBJ)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
+
+$(TESTBIN): $(TEST_OBJ) $(COORD_OBJ) $(CALIB_OBJ) $(SHARED_OBJ) $(PUT_OBJ) $(RPC_OBJ) $(KERNEL_OBJ)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $^ $(LDFLAGS) $(CHECK_LIBS) $(PKG_LIBS)
+
+$(OUT)/obj/tests/%.o: tests/%.c $(CONFIG)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(OUT)/obj/gen/%.o: $(OUT)/gen/%.c $(CONFIG)
+	@mkdir -p $(@D)
+	$(CC) $(filter-out -Wmissing-prototypes -Wstrict-prototypes -Wshadow,$(CFLAGS)) \
+	  -Wno-unused-parameter -Wno-unused-variable -MMD -MP -c -o $@ $<
+
+$(OUT)/obj/%.o: %.c $(CONFIG) | $(if $(wildcard $(RPC_X)),$(RPC_GEN),)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(OUT)/nosan/%.o: %.c $(CONFIG)
+	@mkdir -p $(@D)
+	$(CC) $(NOSAN_CFLAGS) -MMD -MP -c -o $@ $<
+
+# rpcgen output is built, never committed.
+$(OUT)/gen/displace_rpc.h: $(RPC_X)
+	@mkdir -p $(@D)
+	rpcgen -h -o $@ $<
+$(OUT)/gen/displace_rpc_xdr.c: $(RPC_X) $(OUT)/gen/displace_rpc.h
+	rpcgen -c -o $@ $< && sed -i 's|"$(OUT)/gen/displace_rpc.h"|"displace_rpc.h"|' $@
+$(OUT)/gen/displace_rpc_clnt.c: $(RPC_X) $(OUT)/gen/displace_rpc.h
+	rpcgen -l -o $@ $< && sed -i 's|"$(OUT)/gen/displace_rpc.h"|"displace_rpc.h"|' $@
+$(OUT)/gen/displace_rpc_svc.c: $(RPC_X) $(OUT)/gen/displace_rpc.h
+	rpcgen -m -o $@ $< && sed -i 's|"$(OUT)/gen/displace_rpc.h"|"displace_rpc.h"|' $@
+
+-include $(shell find build -name '*.d' 2>/dev/null)
+
+# --- tests -----------------------------------------------------------------
+# Unit and process tests (Check, fork mode), then the end-to-end CLI script.
+check: $(PROGS) $(TESTBIN)
+	$(TESTBIN)
+	DISPLACE_BIN=$(BIN) sh tests/cli.sh
+
+unit: $(TESTBIN)
+	$(TESTBIN)
+
+e2e: $(PROGS)
+	DISPLACE_BIN=$(BIN) sh tests/cli.sh
+
+# --- the main job ------------------------------------------------------------
+run: $(PROGS)
+	$(BIN)/displace calibrate
+
+# --- install -----------------------------------------------------------------
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/displace
+	install -m 755 $(BIN)/displace $(DESTDIR)$(PREFIX)/bin/displace
+	install -m 755 $(filter-out $(BIN)/displace,$(PROGS)) $(DESTDIR)$(PREFIX)/libexec/displace/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/displace
+	rm -rf $(DESTDIR)$(PREFIX)/libexec/displace
+
+clean:
+	rm -rf build bin
+
+distclean: clean
+
+help:
+	@sed -n '2,12s/^# \{0,1\}//p' Makefile

@@ -1,0 +1,63 @@
+/* stats.h - descriptive statistics, t and normal quantiles, CIs, MAD, regression */
+#ifndef STATS_H
+#define STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct stats_summary {
+	size_t n;
+	double mean;
+	double sd;      /* sample standard deviation (n - 1); 0 when n < 2 */
+	double cv;      /* sd / |mean|; 0 when mean is 0 */
+	double min, max;
+	double median;
+	double ci_half; /* Student-t half-width at the confidence asked; NAN when n < 2 */
+};
+
+/* stats_mean - arithmetic mean of x[0..n); NAN when n is 0 */
+double stats_mean(const double *x, size_t n);
+/* stats_sd - sample standard deviation (divisor n - 1); NAN when n < 2 */
+double stats_sd(const double *x, size_t n);
+/* stats_median - median of x[0..n) (x is not modified); NAN when n is 0 */
+double stats_median(const double *x, size_t n);
+/* stats_mad - median absolute deviation from the median (unscaled) */
+double stats_mad(const double *x, size_t n);
+/* stats_summarize - all of the above; conf is e.g. 0.95. -EINVAL if n is 0 */
+int stats_summarize(const double *x, size_t n, double conf, struct stats_summary *s);
+
+/* stats_norm_cdf - standard normal distribution function */
+double stats_norm_cdf(double z);
+/* stats_norm_quantile - z with P(Z <= z) = p, for 0 < p < 1; NAN otherwise */
+double stats_norm_quantile(double p);
+/* stats_t_cdf - Student t distribution function with df > 0 degrees of freedom */
+double stats_t_cdf(double t, double df);
+/* stats_t_quantile - t with P(T <= t) = p for df > 0 (any real df); NAN if out of range */
+double stats_t_quantile(double p, double df);
+/* stats_ci_half - Student-t half-width of a two-sided CI of the mean: t(1-(1-conf)/2, n-1) sd/sqrt(n) */
+double stats_ci_half(double sd, size_t n, double conf);
+/* stats_incbeta - regularized incomplete beta I_x(a, b) */
+double stats_incbeta(double x, double a, double b);
+
+/*
+ * stats_outliers - flag x[i] whose modified z-score 0.6745 |x - median| / MAD
+ * exceeds cut (Iglewicz and Hoaglin recommend 3.5). flags may be NULL.
+ * Returns the number flagged. With MAD = 0 nothing is flagged unless it
+ * differs from the median by more than 1e-9 of it.
+ */
+size_t stats_outliers(const double *x, size_t n, double cut, bool *flags);
+
+struct stats_line {
+	size_t n;
+	double slope, intercept;
+	double se_slope, se_intercept; /* NAN when n < 3 */
+	double resid_sd;               /* NAN when n < 3 */
+	double r2;
+};
+/*
+ * stats_linfit - least-squares line y = intercept + slope x. -EINVAL when
+ * n < 2 or all x are equal.
+ */
+int stats_linfit(const double *x, const double *y, size_t n, struct stats_line *line);
+
+#endif

@@ -1,0 +1,288 @@
+/* cli.c - pure parsers for command-line values */
+#include "coordinator/cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Parse a non-negative decimal integer at *p, advancing *p. */
+static int parse_digits(const char **p, uint64_t *v)
+{
+	const char *s = *p;
+	uint64_t x = 0;
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*s); s++) {
+		unsigned d = (unsigned)(*s - '0');
+		if (x > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		x = x * 10 + d;
+	}
+	*p = s;
+	*v = x;
+	return 0;
+}
+
+static int cpus_add(struct cli_cpus *set, int cpu)
+{
+	int i = 0;
+	while (i < set->n && set->cpu[i] < cpu)
+		i++;
+	if (i < set->n && set->cpu[i] == cpu)
+		return 0;
+	if (set->n >= CLI_MAX_CPUS)
+		return -ERANGE;
+	memmove(&set->cpu[i + 1], &set->cpu[i], (size_t)(set->n - i) * sizeof set->cpu[0]);
+	set->cpu[i] = cpu;
+	set->n++;
+	return 0;
+}
+
+int cli_parse_cpulist(const char *s, const struct cli_cpus *online, struct cli_cpus *out)
+{
+	out->n = 0;
+	if (!s)
+		return -EINVAL;
+	if (!strcmp(s, "all")) {
+		if (!online || online->n == 0)
+			return -EINVAL;
+		*out = *online;
+		return 0;
+	}
+	const char *p = s;
+	for (;;) {
+		uint64_t lo, hi;
+		int rc = parse_digits(&p, &lo);
+		if (rc)
+			return rc;
+		hi = lo;
+		if (*p == '-') {
+			p++;
+			rc = parse_digits(&p, &hi);
+			if (rc)
+				return rc;
+		}
+		if (hi < lo || hi >= CLI_MAX_CPUS)
+			return -ERANGE;
+		for (uint64_t c = lo; c <= hi; c++)
+			if ((rc = cpus_add(out, (int)c)))
+				return rc;
+		if (*p == '\0')
+			return 0;
+		if (*p != ',')
+			return -EINVAL;
+		p++;
+	}
+}
+
+int cli_cpus_contains(const struct cli_cpus *set, int cpu)
+{
+	for (int i = 0; i < set->n; i++)
+		if (set->cpu[i] == cpu)
+			return 1;
+	return 0;
+}
+
+void cli_format_cpulist(const struct cli_cpus *set, char *buf, size_t len)
+{
+	size_t used = 0;
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	for (int i = 0; i < set->n;) {
+		int j = i;
+		while (j + 1 < set->n && set->cpu[j + 1] == set->cpu[j] + 1)
+			j++;
+		int w;
+		if (j > i)
+			w = snprintf(buf + used, len - used, "%s%d-%d", used ? "," : "", set->cpu[i], set->cpu[j]);
+		else
+			w = snprintf(buf + used, len - used, "%s%d", used ? "," : "", set->cpu[i]);
+		if (w < 0 || (size_t)w >= len - used)
+			return;
+		used += (size_t)w;
+		i = j + 1;
+	}
+}
+
+/* A finite, non-negative decimal number (no sign, no exponent) at the start of s. */
+static int parse_plain_number(const char *s, double *v, const char **end)
+{
+	if (!isdigit((unsigned char)s[0]) && !(s[0] == '.' && isdigit((unsigned char)s[1])))
+		return -EINVAL;
+	char *e;
+	errno = 0;
+	double x = strtod(s, &e);
+	if (errno == ERANGE || !isfinite(x))
+		return -ERANGE;
+	/* strtod also takes hex, inf and exponents; keep plain decimals only */
+	for (const char *q = s; q < e; q++)
+		if (!isdigit((unsigned char)*q) && *q != '.')
+			return -EINVAL;
+	*v = x;
+	*end = e;
+	return 0;
+}
+
+int cli_parse_duration_ns(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 }, { "h", 3600e9 }, { "", 1e9 },
+	};
+	double v;
+	const char *e;
+	if (!s)
+		return -EINVAL;
+	int rc = parse_plain_number(s, &v, &e);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		if (strcmp(e, units[i].unit))
+			continue;
+		double x = v * units[i].ns;
+		if (x >= 1.8e19)
+			return -ERANGE;
+		*ns = (uint64_t)llround(x);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int cli_parse_size(const char *s, uint64_t *bytes)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t mult;
+	} sfx[] = {
+		{ "", 1 }, { "k", 1000 }, { "K", 1000 }, { "M", 1000000 }, { "Ki", 1024 }, { "Mi", 1048576 },
+	};
+	uint64_t v;
+	const char *p = s;
+	if (!s)
+		return -EINVAL;
+	int rc = parse_digits(&p, &v);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < sizeof sfx / sizeof sfx[0]; i++) {
+		if (strcmp(p, sfx[i].suffix))
+			continue;
+		if (v > UINT64_MAX / sfx[i].mult)
+			return -ERANGE;
+		*bytes = v * sfx[i].mult;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int cli_parse_sizes(const char *s, uint64_t *out, size_t max, size_t *n)
+{
+	char buf[256];
+	*n = 0;
+	if (!s || strlen(s) >= sizeof buf || !*s)
+		return -EINVAL;
+	strcpy(buf, s);
+	if (strchr(buf, ':')) {
+		char *a = buf, *b = strchr(a, ':');
+		*b++ = '\0';
+		char *c = strchr(b, ':');
+		if (!c)
+			return -EINVAL;
+		*c++ = '\0';
+		uint64_t from, to, step;
+		int rc;
+		if ((rc = cli_parse_size(a, &from)) || (rc = cli_parse_size(b, &to)) || (rc = cli_parse_size(c, &step)))
+			return rc;
+		if (step == 0 || to < from)
+			return -EINVAL;
+		for (uint64_t v = from; v <= to; v += step) {
+			if (*n >= max)
+				return -ERANGE;
+			out[(*n)++] = v;
+			if (v > UINT64_MAX - step)
+				break;
+		}
+		return 0;
+	}
+	char *save = NULL;
+	if (buf[strlen(buf) - 1] == ',' || buf[0] == ',' || strstr(buf, ",,"))
+		return -EINVAL;
+	for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (*n >= max)
+			return -ERANGE;
+		int rc = cli_parse_size(tok, &out[*n]);
+		if (rc)
+			return rc;
+		(*n)++;
+	}
+	return 0;
+}
+
+int cli_parse_percent(const char *s, double *frac)
+{
+	double v;
+	const char *e;
+	if (!s)
+		return -EINVAL;
+	int rc = parse_plain_number(s, &v, &e);
+	if (rc)
+		return rc;
+	if (strcmp(e, "%") && strcmp(e, ""))
+		return -EINVAL;
+	if (v <= 0 || v >= 100)
+		return -ERANGE;
+	*frac = v / 100;
+	return 0;
+}
+
+int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	uint64_t v;
+	const char *p = s;
+	if (!s)
+		return -EINVAL;
+	int rc = parse_digits(&p, &v);
+	if (rc)
+		return rc;
+	if (*p)
+		return -EINVAL;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int cli_parse_int(const char *s, int min, int max, int *out)
+{
+	char *e;
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	long v = strtol(s, &e, 10);
+	if (*e)
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = (int)v;
+	return 0;
+}
+
+int cli_parse_double(const char *s, double min, double max, double *out)
+{
+	char *e;
+	if (!s || !*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	double v = strtod(s, &e);
+	if (*e || !isfinite(v))
+		return -EINVAL;
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}

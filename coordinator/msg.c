@@ -1,0 +1,115 @@
+/* msg.c - messages to the user: errors, warnings, progress */
+#include "coordinator/msg.h"
+#include "coordinator/displace.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+static bool quiet;
+
+void msg_set_quiet(bool q)
+{
+	quiet = q;
+}
+
+bool msg_quiet(void)
+{
+	return quiet;
+}
+
+static void vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "displace: %s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void msg_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+void msg_warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void msg_info(const char *fmt, ...)
+{
+	va_list ap;
+	if (quiet)
+		return;
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+int msg_usage(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+	if (cmd)
+		fprintf(stderr, "try 'displace %s --help'\n", cmd);
+	else
+		fprintf(stderr, "try 'displace --help'\n");
+	return EXIT_USAGE;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void msg_progress_start(struct msg_progress *p, const char *what, double total)
+{
+	p->what = what;
+	p->start_ns = mono_ns();
+	p->total = total;
+	p->shown = false;
+}
+
+void msg_progress_update(struct msg_progress *p, double done)
+{
+	if (quiet || !isatty(STDERR_FILENO) || p->total <= 0)
+		return;
+	double frac = done / p->total;
+	if (frac < 0)
+		frac = 0;
+	if (frac > 1)
+		frac = 1;
+	const int width = 24;
+	int fill = (int)(frac * width + 0.5);
+	char bar[32];
+	for (int i = 0; i < width; i++)
+		bar[i] = i < fill ? '=' : ' ';
+	bar[width] = '\0';
+	double elapsed_s = (double)(mono_ns() - p->start_ns) / 1e9;
+	fprintf(stderr, "\r\033[K%s [%s] %3.0f%%", p->what, bar, frac * 100);
+	if (frac > 0.02 && frac < 1) {
+		double left_s = elapsed_s * (1 - frac) / frac;
+		fprintf(stderr, "  ETA %d:%02d", (int)left_s / 60, (int)left_s % 60);
+	}
+	fflush(stderr);
+	p->shown = true;
+}
+
+void msg_progress_end(struct msg_progress *p)
+{
+	if (p->shown) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+	p->shown = false;
+}

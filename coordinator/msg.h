@@ -1,0 +1,31 @@
+/* msg.h - messages to the user: errors, warnings, progress */
+#ifndef MSG_H
+#define MSG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* msg_error - print "displace: <message>" on stderr */
+void msg_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* msg_warn - print "displace: warning: <message>" on stderr (always) */
+void msg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* msg_info - print "displace: <message>" on stderr unless --quiet */
+void msg_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* msg_usage - report a usage error for command cmd; returns EXIT_USAGE */
+int msg_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* msg_set_quiet - suppress info and progress */
+void msg_set_quiet(bool quiet);
+bool msg_quiet(void);
+
+/* Progress with an ETA, shown only when stderr is a terminal. */
+struct msg_progress {
+	const char *what;
+	uint64_t start_ns;
+	double total;
+	bool shown;
+};
+void msg_progress_start(struct msg_progress *p, const char *what, double total);
+void msg_progress_update(struct msg_progress *p, double done);
+void msg_progress_end(struct msg_progress *p);
+
+#endif

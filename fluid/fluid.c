@@ -1,0 +1,203 @@
+/*
+ * fluid.c - the fluid process: pin, set the scheduling class, spin in
+ * chunks, and report one line when told to stop.
+ *
+ * The fluid's whole job is to take every cycle nobody else wants, at a
+ * known speed. It times each chunk of about 1 us with CLOCK_MONOTONIC_RAW
+ * and keeps cheap statistics (fluid/chunkstat.h), from which the
+ * coordinator estimates the fluid's undisturbed speed and the time other
+ * work took from it.
+ */
+#include "fluid/chunkstat.h"
+#include "fluid/dclock.h"
+#include "fluid/fluid_args.h"
+#include "fluid/spin.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stdin_ready;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+static void on_io(int sig)
+{
+	(void)sig;
+	stdin_ready = 1;
+}
+
+static void usage(FILE *f)
+{
+	fputs("usage: fluid [--cpu N] [--sched idle|nice|normal] [--seconds DUR]\n"
+	      "             [--chunk-loops N] [--clock-resolution DUR [--clock-phase DUR]]\n"
+	      "\n"
+	      "The displacement fluid: pins itself to CPU N, takes the scheduling class\n"
+	      "(default idle, i.e. SCHED_IDLE), and spins in chunks of N loops (default\n"
+	      "1000) until SIGINT, SIGTERM or SIGUSR1, EOF on a piped stdin, or DUR has\n"
+	      "passed. It then prints one report line of key=value fields on stdout.\n"
+	      "It dies with its parent. It is started by 'displace'; run it by hand only\n"
+	      "to inspect the loop.\n",
+	      f);
+}
+
+/* Stop when the pipe on stdin reaches EOF: SIGIO tells us to look. */
+static int watch_stdin(int *flags_saved)
+{
+	struct stat st;
+	*flags_saved = -1;
+	if (fstat(STDIN_FILENO, &st) || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return 0;
+	int fl = fcntl(STDIN_FILENO, F_GETFL);
+	if (fl < 0)
+		return 0;
+	if (fcntl(STDIN_FILENO, F_SETOWN, getpid()) || fcntl(STDIN_FILENO, F_SETFL, fl | O_ASYNC | O_NONBLOCK))
+		return 0;
+	*flags_saved = fl;
+	stdin_ready = 1; /* EOF may have come before O_ASYNC was set */
+	return 1;
+}
+
+/* true once stdin is at EOF (or broken); drains anything written to it */
+static int stdin_closed(void)
+{
+	char buf[256];
+	stdin_ready = 0;
+	for (;;) {
+		ssize_t r = read(STDIN_FILENO, buf, sizeof buf);
+		if (r == 0)
+			return 1;
+		if (r < 0)
+			return errno != EAGAIN && errno != EINTR;
+	}
+}
+
+static int set_sched(enum fluid_sched s)
+{
+	struct sched_param sp = { 0 };
+	switch (s) {
+	case FLUID_SCHED_IDLE:
+		return sched_setscheduler(0, SCHED_IDLE, &sp) ? -errno : 0;
+	case FLUID_SCHED_NICE:
+		return setpriority(PRIO_PROCESS, 0, 19) ? -errno : 0;
+	case FLUID_SCHED_NORMAL:
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static uint64_t cpu_time_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static struct chunkstat cs;
+static char hist_buf[CHUNKSTAT_BUCKETS * 28];
+
+int main(int argc, char **argv)
+{
+	struct fluid_args a;
+	char err[256];
+
+	if (fluid_parse_args(argc, argv, &a, err, sizeof err)) {
+		fprintf(stderr, "fluid: %s; try 'fluid --help'\n", err);
+		return 2;
+	}
+	if (a.help) {
+		usage(stdout);
+		return 0;
+	}
+	/* no orphaned fluid ever keeps a CPU busy */
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == 0 && getppid() == 1) {
+		fprintf(stderr, "fluid: parent already gone\n");
+		return 1;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	struct sigaction sa = { .sa_handler = on_stop };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	struct sigaction si = { .sa_handler = on_io };
+	sigemptyset(&si.sa_mask);
+	sigaction(SIGIO, &si, NULL);
+
+	if (a.cpu >= 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(a.cpu, &set);
+		if (sched_setaffinity(0, sizeof set, &set)) {
+			fprintf(stderr, "fluid: cannot pin to cpu %d: %s\n", a.cpu, strerror(errno));
+			return 2;
+		}
+	}
+	int rc = set_sched(a.sched);
+	if (rc) {
+		fprintf(stderr, "fluid: cannot set scheduling class '%s': %s\n", fluid_sched_name(a.sched),
+			strerror(-rc));
+		return 3;
+	}
+	if (dclock_set_resolution(a.clock_res_ns, a.clock_phase_ns)) {
+		fprintf(stderr, "fluid: bad clock resolution\n");
+		return 2;
+	}
+	int saved_fl;
+	int watching = watch_stdin(&saved_fl);
+
+	chunkstat_init(&cs);
+	uint64_t x = (uint64_t)getpid();
+	uint64_t cpu0 = cpu_time_ns();
+	const char *why = "signal";
+	uint64_t start = dclock_now_ns(), prev = start;
+	uint64_t deadline = a.run_ns ? start + a.run_ns : UINT64_MAX;
+	for (;;) {
+		x = spin_loops(a.chunk_loops, x);
+		uint64_t t = dclock_now_ns();
+		chunkstat_add(&cs, t - prev);
+		prev = t;
+		if (stop_signal)
+			break;
+		if (t >= deadline) {
+			why = "time";
+			break;
+		}
+		if (stdin_ready && watching && stdin_closed()) {
+			why = "stdin";
+			break;
+		}
+	}
+	uint64_t cpu_ns = cpu_time_ns() - cpu0;
+	if (watching)
+		fcntl(STDIN_FILENO, F_SETFL, saved_fl);
+
+	if (chunkstat_format_hist(&cs, hist_buf, sizeof hist_buf))
+		strcpy(hist_buf, "");
+	int cpu_now = sched_getcpu();
+	printf("fluid cpu=%d ran_on=%d sched=%s variant=%s chunk_loops=%" PRIu64 " loops=%" PRIu64
+	       " start_ns=%" PRIu64 " end_ns=%" PRIu64 " cpu_ns=%" PRIu64 " chunks=%" PRIu64
+	       " min_chunk_ns=%" PRIu64 " max_chunk_ns=%" PRIu64 " ok_n=%" PRIu64 " ok_ns=%" PRIu64
+	       " gap_n=%" PRIu64 " gap_ns=%" PRIu64 " post_n=%" PRIu64 " post_ns=%" PRIu64
+	       " clock_res_ns=%" PRIu64 " stop=%s sink=%" PRIu64 " hist=%s\n",
+	       a.cpu, cpu_now, fluid_sched_name(a.sched), SPIN_VARIANT, a.chunk_loops,
+	       cs.chunks * a.chunk_loops, start, prev, cpu_ns, cs.chunks, cs.min_ns, cs.max_ns, cs.ok_n,
+	       cs.ok_ns, cs.gap_n, cs.gap_ns, cs.post_n, cs.post_ns, a.clock_res_ns, why, x & 0xff,
+	       hist_buf);
+	return fflush(stdout) ? 1 : 0;
+}

@@ -1,0 +1,23 @@
+/*
+ * check_main.c - runs every suite; exits non-zero on any failure.
+ * CK_RUN_SUITE=stats (or CK_RUN_CASE=...) runs a part, as Check allows.
+ */
+#include "tests/suites.h"
+
+#include <stdlib.h>
+
+int main(void)
+{
+	Suite *(*const suites[])(void) = {
+		stats_suite,
+		cli_suite,
+		fluid_suite,
+	};
+	SRunner *sr = srunner_create(NULL);
+	for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
+		srunner_add_suite(sr, suites[i]());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

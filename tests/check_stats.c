@@ -1,0 +1,174 @@
+/* check_stats.c - calib/stats against hand-computed cases and published tables */
+#include "calib/stats.h"
+#include "tests/suites.h"
+
+#include <math.h>
+
+#define EPS 1e-9
+
+START_TEST(test_mean_sd_hand_computed)
+{
+	/* 2 4 4 4 5 5 7 9: mean 5, sum of squares 32, sample sd sqrt(32/7) */
+	const double x[] = { 2, 4, 4, 4, 5, 5, 7, 9 };
+	ck_assert_double_eq_tol(stats_mean(x, 8), 5.0, EPS);
+	ck_assert_double_eq_tol(stats_sd(x, 8), sqrt(32.0 / 7.0), EPS);
+	ck_assert(isnan(stats_sd(x, 1)));
+	ck_assert(isnan(stats_mean(x, 0)));
+}
+END_TEST
+
+START_TEST(test_mean_keeps_precision_with_large_offset)
+{
+	const double x[] = { 1e12 + 1, 1e12 + 2, 1e12 + 3 };
+	ck_assert_double_eq_tol(stats_mean(x, 3) - 1e12, 2.0, 1e-3);
+	ck_assert_double_eq_tol(stats_sd(x, 3), 1.0, 1e-3);
+}
+END_TEST
+
+START_TEST(test_median_and_mad)
+{
+	const double odd[] = { 9, 1, 5 };
+	const double even[] = { 4, 1, 3, 2 };
+	ck_assert_double_eq_tol(stats_median(odd, 3), 5, EPS);
+	ck_assert_double_eq_tol(stats_median(even, 4), 2.5, EPS);
+	/* 1 1 2 2 4 6 9: median 2, |dev| 1 1 0 0 2 4 7 -> MAD 1 */
+	const double y[] = { 1, 1, 2, 2, 4, 6, 9 };
+	ck_assert_double_eq_tol(stats_mad(y, 7), 1, EPS);
+	/* the input must not be reordered */
+	ck_assert_double_eq(odd[0], 9);
+}
+END_TEST
+
+/* Student t critical values from the standard printed table (3 decimals). */
+START_TEST(test_t_quantile_matches_published_table)
+{
+	static const struct {
+		double p, df, t;
+	} tab[] = {
+		{ 0.975, 1, 12.706 }, { 0.975, 2, 4.303 },  { 0.975, 5, 2.571 },  { 0.975, 9, 2.262 },
+		{ 0.975, 19, 2.093 }, { 0.975, 30, 2.042 }, { 0.975, 120, 1.980 }, { 0.95, 10, 1.812 },
+		{ 0.995, 4, 4.604 },  { 0.995, 29, 2.756 }, { 0.9995, 10, 4.587 }, { 0.90, 3, 1.638 },
+	};
+	for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
+		ck_assert_double_eq_tol(stats_t_quantile(tab[i].p, tab[i].df), tab[i].t, 5e-4);
+}
+END_TEST
+
+START_TEST(test_t_quantile_exact_cases)
+{
+	/* df = 1 is Cauchy: t = tan(pi (p - 1/2)); df = 2: t = (2p-1) sqrt(2 / (4p(1-p))) */
+	for (double p = 0.55; p < 0.999; p += 0.05) {
+		ck_assert_double_eq_tol(stats_t_quantile(p, 1), tan(M_PI * (p - 0.5)), 1e-8);
+		double a = 4 * p * (1 - p);
+		ck_assert_double_eq_tol(stats_t_quantile(p, 2), (2 * p - 1) * sqrt(2 / a), 1e-8);
+	}
+	ck_assert_double_eq_tol(stats_t_quantile(0.025, 9), -stats_t_quantile(0.975, 9), 1e-12);
+	ck_assert_double_eq(stats_t_quantile(0.5, 7), 0);
+	ck_assert(isnan(stats_t_quantile(1.0, 5)));
+	ck_assert(isnan(stats_t_quantile(0.9, 0)));
+}
+END_TEST
+
+START_TEST(test_t_cdf_inverts_quantile)
+{
+	for (double df = 0.5; df < 200; df *= 1.7)
+		for (double p = 0.01; p < 1; p += 0.07)
+			ck_assert_double_eq_tol(stats_t_cdf(stats_t_quantile(p, df), df), p, 1e-10);
+}
+END_TEST
+
+START_TEST(test_norm_quantile_known_values)
+{
+	ck_assert_double_eq_tol(stats_norm_quantile(0.975), 1.959963984540054, 1e-12);
+	ck_assert_double_eq_tol(stats_norm_quantile(0.995), 2.575829303548901, 1e-12);
+	ck_assert_double_eq_tol(stats_norm_quantile(0.95), 1.644853626951472, 1e-12);
+	ck_assert_double_eq_tol(stats_norm_quantile(1e-10), -6.361340902404056, 1e-9);
+	ck_assert_double_eq_tol(stats_norm_quantile(0.5), 0, 1e-15);
+	ck_assert(isnan(stats_norm_quantile(0)));
+	/* for large df, t tends to z */
+	ck_assert_double_eq_tol(stats_t_quantile(0.975, 1e6), 1.959963984540054, 1e-5);
+}
+END_TEST
+
+START_TEST(test_ci_half_width)
+{
+	/* Woodside Table 4 style: sd 10, n 20: t(0.975,19) = 2.093 -> 2.093 * 10 / sqrt(20) */
+	ck_assert_double_eq_tol(stats_ci_half(10, 20, 0.95), 2.0930240544 * 10 / sqrt(20), 1e-6);
+	ck_assert(isnan(stats_ci_half(10, 1, 0.95)));
+	struct stats_summary s;
+	const double x[] = { 10, 12, 11, 13 };
+	ck_assert_int_eq(stats_summarize(x, 4, 0.95, &s), 0);
+	ck_assert_double_eq_tol(s.mean, 11.5, EPS);
+	ck_assert_double_eq_tol(s.min, 10, EPS);
+	ck_assert_double_eq_tol(s.max, 13, EPS);
+	ck_assert_double_eq_tol(s.cv, s.sd / 11.5, EPS);
+	ck_assert_double_eq_tol(s.ci_half, 3.182446305 * s.sd / 2, 1e-6);
+	ck_assert_int_lt(stats_summarize(x, 0, 0.95, &s), 0);
+}
+END_TEST
+
+START_TEST(test_outliers_flag_only_the_far_point)
+{
+	const double x[] = { 10.0, 10.1, 9.9, 10.05, 9.95, 14.0 };
+	bool f[6];
+	ck_assert_uint_eq(stats_outliers(x, 6, 3.5, f), 1);
+	ck_assert(f[5]);
+	ck_assert(!f[0] && !f[1] && !f[2] && !f[3] && !f[4]);
+	const double same[] = { 3, 3, 3, 3 };
+	ck_assert_uint_eq(stats_outliers(same, 4, 3.5, NULL), 0);
+}
+END_TEST
+
+START_TEST(test_linfit_recovers_line_and_errors)
+{
+	/* y = 2 + 3x exactly, then one perturbed point checked by hand */
+	const double x[] = { 1, 2, 3, 4 };
+	const double y[] = { 5, 8, 11, 14 };
+	struct stats_line l;
+	ck_assert_int_eq(stats_linfit(x, y, 4, &l), 0);
+	ck_assert_double_eq_tol(l.slope, 3, EPS);
+	ck_assert_double_eq_tol(l.intercept, 2, EPS);
+	ck_assert_double_eq_tol(l.se_slope, 0, EPS);
+	ck_assert_double_eq_tol(l.r2, 1, EPS);
+	/* x 0 1 2, y 1 3 2: slope 0.5, intercept 1.5, residuals -0.5 1 -0.5,
+	 * SSE 1.5, s2 1.5, Sxx 2: se(slope) = sqrt(0.75), se(int) = sqrt(1.5 (1/3 + 1/2)) */
+	const double x2[] = { 0, 1, 2 }, y2[] = { 1, 3, 2 };
+	ck_assert_int_eq(stats_linfit(x2, y2, 3, &l), 0);
+	ck_assert_double_eq_tol(l.slope, 0.5, EPS);
+	ck_assert_double_eq_tol(l.intercept, 1.5, EPS);
+	ck_assert_double_eq_tol(l.se_slope, sqrt(0.75), EPS);
+	ck_assert_double_eq_tol(l.se_intercept, sqrt(1.5 * (1.0 / 3 + 0.5)), EPS);
+	const double flat[] = { 1, 1 };
+	ck_assert_int_lt(stats_linfit(flat, y, 2, &l), 0);
+}
+END_TEST
+
+START_TEST(test_incbeta_symmetry_and_known)
+{
+	/* I_x(1, 1) = x; I_x(a, b) = 1 - I_{1-x}(b, a); I_0.5(a, a) = 0.5 */
+	ck_assert_double_eq_tol(stats_incbeta(0.3, 1, 1), 0.3, 1e-12);
+	ck_assert_double_eq_tol(stats_incbeta(0.2, 2.5, 4), 1 - stats_incbeta(0.8, 4, 2.5), 1e-12);
+	ck_assert_double_eq_tol(stats_incbeta(0.5, 7, 7), 0.5, 1e-12);
+	/* I_x(a, 1) = x^a */
+	ck_assert_double_eq_tol(stats_incbeta(0.6, 3, 1), 0.216, 1e-12);
+}
+END_TEST
+
+Suite *stats_suite(void)
+{
+	Suite *s = suite_create("stats");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, test_mean_sd_hand_computed);
+	tcase_add_test(tc, test_mean_keeps_precision_with_large_offset);
+	tcase_add_test(tc, test_median_and_mad);
+	tcase_add_test(tc, test_t_quantile_matches_published_table);
+	tcase_add_test(tc, test_t_quantile_exact_cases);
+	tcase_add_test(tc, test_t_cdf_inverts_quantile);
+	tcase_add_test(tc, test_norm_quantile_known_values);
+	tcase_add_test(tc, test_ci_half_width);
+	tcase_add_test(tc, test_outliers_flag_only_the_far_point);
+	tcase_add_test(tc, test_linfit_recovers_line_and_errors);
+	tcase_add_test(tc, test_incbeta_symmetry_and_known);
+	suite_add_tcase(s, tc);
+	return s;
+}

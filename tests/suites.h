@@ -1,0 +1,11 @@
+/* suites.h - one Suite per module; check_main.c runs them all */
+#ifndef SUITES_H
+#define SUITES_H
+
+#include <check.h>
+
+Suite *stats_suite(void);
+Suite *cli_suite(void);
+Suite *fluid_suite(void);
+
+#endif

@@ -1,0 +1,159 @@
+/* testutil.c - running the real binaries from tests */
+#include "tests/testutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+const char *tu_bin(const char *name)
+{
+	static char buf[4][512];
+	static int k;
+	const char *dir = getenv("DISPLACE_BIN");
+	char *b = buf[k++ % 4];
+	snprintf(b, sizeof buf[0], "%s/%s", dir && *dir ? dir : "bin", name);
+	return b;
+}
+
+int tu_wait(pid_t pid)
+{
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return 128 + WTERMSIG(st);
+}
+
+size_t tu_read_all(int fd, char *buf, size_t len)
+{
+	size_t used = 0;
+	for (;;) {
+		char tmp[4096];
+		ssize_t r = read(fd, tmp, sizeof tmp);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		size_t take = (size_t)r;
+		if (used + take > len - 1)
+			take = len - 1 - used;
+		memcpy(buf + used, tmp, take);
+		used += take;
+	}
+	buf[used] = '\0';
+	return used;
+}
+
+int tu_run(char *const argv[], char *out, size_t len, char *err, size_t errlen)
+{
+	int po[2], pe[2];
+	if (pipe(po) || pipe(pe))
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDONLY);
+		dup2(devnull, 0);
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		close(po[0]);
+		close(pe[0]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	/* drain both pipes together so neither can fill and block the child */
+	size_t uo = 0, ue = 0;
+	struct pollfd fds[2] = { { po[0], POLLIN, 0 }, { pe[0], POLLIN, 0 } };
+	int open_fds = 2;
+	while (open_fds > 0) {
+		if (poll(fds, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (int i = 0; i < 2; i++) {
+			if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			char tmp[4096];
+			ssize_t r = read(fds[i].fd, tmp, sizeof tmp);
+			if (r <= 0) {
+				close(fds[i].fd);
+				fds[i].fd = -1;
+				open_fds--;
+				continue;
+			}
+			char *dst = i == 0 ? out : err;
+			size_t dlen = i == 0 ? len : errlen;
+			size_t *used = i == 0 ? &uo : &ue;
+			if (!dst || dlen == 0)
+				continue;
+			size_t take = (size_t)r;
+			if (*used + take > dlen - 1)
+				take = dlen - 1 - *used;
+			memcpy(dst + *used, tmp, take);
+			*used += take;
+		}
+	}
+	if (out && len)
+		out[uo] = '\0';
+	if (err && errlen)
+		err[ue] = '\0';
+	return tu_wait(pid);
+}
+
+pid_t tu_start(char *const argv[], int *in_fd, int *out_fd)
+{
+	int pi[2], po[2];
+	if (pipe(pi) || pipe(po))
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(pi[0], 0);
+		dup2(po[1], 1);
+		close(pi[1]);
+		close(po[0]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(pi[0]);
+	close(po[1]);
+	*in_fd = pi[1];
+	*out_fd = po[0];
+	return pid;
+}
+
+const char *tu_kv(const char *line, const char *key, char *buf, size_t len)
+{
+	size_t kl = strlen(key);
+	for (const char *p = line; (p = strstr(p, key)); p += kl) {
+		if ((p == line || p[-1] == ' ') && p[kl] == '=') {
+			const char *v = p + kl + 1;
+			size_t n = strcspn(v, " \n");
+			if (n >= len)
+				n = len - 1;
+			memcpy(buf, v, n);
+			buf[n] = '\0';
+			return buf;
+		}
+	}
+	return NULL;
+}
+
+const char *tu_mkdtemp(void)
+{
+	static char dir[64];
+	strcpy(dir, "/tmp/displace-test-XXXXXX");
+	return mkdtemp(dir);
+}
