@@ -1,0 +1,139 @@
+/* csvio.c - reading and writing CSV through libcsv, with line numbers */
+#include "calib/csvio.h"
+
+#include <csv.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct reader {
+	csvio_row_fn fn;
+	void *ctx;
+	char **field;
+	size_t n, cap;
+	unsigned long line;       /* line being fed */
+	unsigned long row_start;  /* line the current record began on */
+	unsigned long index;
+	int in_row;
+	int err;
+	unsigned long err_line;
+};
+
+static void on_field(void *s, size_t len, void *data)
+{
+	struct reader *r = data;
+	if (r->err)
+		return;
+	if (!r->in_row) {
+		r->in_row = 1;
+		r->row_start = r->line;
+	}
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 16;
+		char **f = realloc(r->field, cap * sizeof *f);
+		if (!f) {
+			r->err = -ENOMEM;
+			return;
+		}
+		r->field = f;
+		r->cap = cap;
+	}
+	char *copy = malloc(len + 1);
+	if (!copy) {
+		r->err = -ENOMEM;
+		return;
+	}
+	if (len)
+		memcpy(copy, s, len);
+	copy[len] = '\0';
+	r->field[r->n++] = copy;
+}
+
+static void on_row(int c, void *data)
+{
+	struct reader *r = data;
+	(void)c;
+	if (!r->err && r->n > 0) {
+		struct csvio_row row = { r->n, r->field, r->in_row ? r->row_start : r->line, r->index++ };
+		int rc = r->fn(&row, r->ctx);
+		if (rc) {
+			r->err = rc;
+			r->err_line = row.line;
+		}
+	}
+	for (size_t i = 0; i < r->n; i++)
+		free(r->field[i]);
+	r->n = 0;
+	r->in_row = 0;
+}
+
+int csvio_read(const char *path, csvio_row_fn fn, void *ctx, unsigned long *err_line)
+{
+	struct csv_parser p;
+	struct reader r = { .fn = fn, .ctx = ctx };
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int rc = 0;
+
+	*err_line = 0;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI)) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	/* fed line by line, so that every record knows where it started */
+	while ((len = getline(&buf, &cap, f)) > 0) {
+		r.line++;
+		if (memchr(buf, '\0', (size_t)len)) {
+			rc = -EBADMSG;
+			*err_line = r.line;
+			break;
+		}
+		if (csv_parse(&p, buf, (size_t)len, on_field, on_row, &r) != (size_t)len) {
+			rc = csv_error(&p) == CSV_ENOMEM ? -ENOMEM : -EBADMSG;
+			*err_line = r.line;
+			break;
+		}
+		if (r.err)
+			break;
+	}
+	if (!rc && ferror(f)) {
+		rc = -EIO;
+		*err_line = r.line;
+	}
+	if (!rc && !r.err && csv_fini(&p, on_field, on_row, &r)) {
+		rc = -EBADMSG; /* an unterminated quoted field */
+		*err_line = r.in_row ? r.row_start : r.line;
+	}
+	if (!rc && r.err) {
+		rc = r.err;
+		*err_line = r.err_line ? r.err_line : r.line;
+	}
+	for (size_t i = 0; i < r.n; i++)
+		free(r.field[i]);
+	free(r.field);
+	free(buf);
+	csv_free(&p);
+	fclose(f);
+	return rc;
+}
+
+int csvio_write_row(FILE *f, const char *const *field, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i && fputc(',', f) == EOF)
+			return -EIO;
+		const char *s = field[i] ? field[i] : "";
+		size_t len = strlen(s);
+		/* quote only what needs it, so the files stay easy to read */
+		int quote = strpbrk(s, ",\"\r\n") || (len && (s[0] == ' ' || s[len - 1] == ' '));
+		if (quote ? csv_fwrite(f, s, len) != 0 : fputs(s, f) == EOF)
+			return -EIO;
+	}
+	if (fputc('\n', f) == EOF || fflush(f))
+		return -EIO;
+	return 0;
+}
