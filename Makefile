@@ -10,6 +10,8 @@
 # Missing Debian packages are installed by .ci/deps (as root) before the
 # first build, or it prints the apt-get line to run.
 
+.DEFAULT_GOAL := all
+
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 CC         ?= cc
@@ -65,8 +67,8 @@ NOSAN_CFLAGS := $(BASE_CFLAGS)
 
 # --- sources ---------------------------------------------------------------
 CALIB_SRC  := $(wildcard calib/*.c)
-COORD_SRC  := $(filter-out coordinator/main.c,$(wildcard coordinator/*.c))
-SHARED_SRC := fluid/chunkstat.c fluid/dclock.c fluid/fluid_args.c
+COORD_SRC  := $(filter-out coordinator/main.c coordinator/cli.c,$(wildcard coordinator/*.c))
+SHARED_SRC := fluid/chunkstat.c fluid/dclock.c fluid/fluid_args.c coordinator/cli.c
 PUT_SRC    := $(filter-out put/put_main.c,$(wildcard put/*.c))
 TEST_SRC   := $(wildcard tests/check_*.c) tests/testutil.c
 KERNEL_SRC := fluid/spin.c

@@ -286,3 +286,21 @@ int cli_parse_double(const char *s, double min, double max, double *out)
 	*out = v;
 	return 0;
 }
+
+const char *cli_opt_value(int argc, char **argv, int *i, const char *name, int *missing)
+{
+	size_t n = strlen(name);
+	const char *a = argv[*i];
+	*missing = 0;
+	if (strncmp(a, name, n))
+		return NULL;
+	if (a[n] == '=')
+		return a + n + 1;
+	if (a[n] != '\0')
+		return NULL;
+	if (*i + 1 >= argc) {
+		*missing = 1;
+		return NULL;
+	}
+	return argv[++*i];
+}

@@ -56,4 +56,12 @@ int cli_parse_int(const char *s, int min, int max, int *out);
 /* cli_parse_double - a finite number in [min, max]; -EINVAL, -ERANGE */
 int cli_parse_double(const char *s, double min, double max, double *out);
 
+/*
+ * cli_opt_value - for hand-rolled parsers (the fluid, workloads): the value
+ * of "--name=value" or "--name value" at argv[*i], advancing *i past the
+ * value; NULL if argv[*i] is not that option. *missing is set when it is,
+ * but without a value.
+ */
+const char *cli_opt_value(int argc, char **argv, int *i, const char *name, int *missing);
+
 #endif

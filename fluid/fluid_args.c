@@ -30,26 +30,6 @@ int fluid_sched_parse(const char *s, enum fluid_sched *out)
 	return -EINVAL;
 }
 
-/* the value of "--name=value" or of "--name value"; NULL if missing */
-static const char *optval(int argc, char **argv, int *i, const char *name)
-{
-	size_t n = strlen(name);
-	const char *a = argv[*i];
-	if (strncmp(a, name, n))
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n] == '\0' && *i + 1 < argc)
-		return argv[++*i];
-	return NULL;
-}
-
-static int is_opt(const char *a, const char *name)
-{
-	size_t n = strlen(name);
-	return !strncmp(a, name, n) && (a[n] == '\0' || a[n] == '=');
-}
-
 int fluid_parse_args(int argc, char **argv, struct fluid_args *a, char *err, size_t errlen)
 {
 	static const char *const opts[] = { "--cpu", "--sched", "--seconds", "--chunk-loops",
@@ -65,14 +45,15 @@ int fluid_parse_args(int argc, char **argv, struct fluid_args *a, char *err, siz
 			continue;
 		}
 		size_t k;
+		const char *v = NULL;
+		int missing = 0;
 		for (k = 0; k < sizeof opts / sizeof opts[0]; k++)
-			if (is_opt(arg, opts[k]))
+			if ((v = cli_opt_value(argc, argv, &i, opts[k], &missing)) || missing)
 				break;
 		if (k == sizeof opts / sizeof opts[0]) {
 			snprintf(err, errlen, "unknown argument '%s'", arg);
 			return -EINVAL;
 		}
-		const char *v = optval(argc, argv, &i, opts[k]);
 		if (!v) {
 			snprintf(err, errlen, "option '%s' needs a value", opts[k]);
 			return -EINVAL;

@@ -1,0 +1,179 @@
+/*
+ * put_main.c - the put process: pin, set up one workload, time exactly
+ * `ops` operations, and report one line.
+ *
+ *   put [--cpu N] [--ops L] [--clock-resolution D [--clock-phase P]] WORKLOAD [options]
+ *
+ * The report line holds ops, the loop's start and end (CLOCK_MONOTONIC_RAW
+ * ns, quantised if asked), and the OS's own accounting of the loop.
+ */
+#include "coordinator/cli.h"
+#include "fluid/dclock.h"
+#include "put/acct.h"
+#include "put/put.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+enum { PUT_OK = 0, PUT_FAILED = 1, PUT_USAGE = 2, PUT_RESOURCE = 3, PUT_UNAVAILABLE = 4 };
+
+static void usage(FILE *f)
+{
+	fputs("usage: put [--cpu N] [--ops L] [--clock-resolution D [--clock-phase P]] WORKLOAD [options]\n"
+	      "       put --list\n"
+	      "\n"
+	      "The process under test: pins itself to CPU N (default: not pinned), sets up\n"
+	      "WORKLOAD, runs exactly L operations (default 1; 0 = set-up and tear-down\n"
+	      "only, to measure the start-up cost), and prints one report line. It is\n"
+	      "started by 'displace measure'; run it by hand to try a workload.\n"
+	      "\n"
+	      "Workloads:\n",
+	      f);
+	for (size_t i = 0; put_workloads[i]; i++)
+		fprintf(f, "  %-11s %s\n", put_workloads[i]->name, put_workloads[i]->summary);
+}
+
+/* Map a setup/run errno to an exit status: a missing peer or file is a resource. */
+static int exit_for(int err)
+{
+	switch (err) {
+	case ECONNREFUSED:
+	case ENOENT:
+	case EACCES:
+	case EPERM:
+	case EHOSTUNREACH:
+	case ENETUNREACH:
+	case ETIMEDOUT:
+	case EADDRNOTAVAIL:
+		return PUT_RESOURCE;
+	case EINVAL:
+		return PUT_USAGE;
+	default:
+		return PUT_FAILED;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int cpu = -1;
+	uint64_t ops = 1, res_ns = 0, phase_ns = 0;
+	int i;
+	char err[512] = "";
+
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		const char *v;
+		int missing = 0, rc = 0;
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return PUT_OK;
+		}
+		if (!strcmp(argv[i], "--list")) {
+			for (size_t k = 0; put_workloads[k]; k++) {
+				const char *why = put_workloads[k]->unavailable ? put_workloads[k]->unavailable() : NULL;
+				printf("%s%s%s\n", put_workloads[k]->name, why ? " unavailable: " : "", why ? why : "");
+			}
+			return PUT_OK;
+		}
+		if ((v = cli_opt_value(argc, argv, &i, "--cpu", &missing)))
+			rc = cli_parse_int(v, 0, CLI_MAX_CPUS - 1, &cpu);
+		else if (!missing && (v = cli_opt_value(argc, argv, &i, "--ops", &missing)))
+			rc = cli_parse_u64(v, 0, UINT64_MAX / 2, &ops);
+		else if (!missing && (v = cli_opt_value(argc, argv, &i, "--clock-resolution", &missing)))
+			rc = cli_parse_duration_ns(v, &res_ns);
+		else if (!missing && (v = cli_opt_value(argc, argv, &i, "--clock-phase", &missing)))
+			rc = cli_parse_duration_ns(v, &phase_ns);
+		else if (!missing) {
+			fprintf(stderr, "put: unknown option '%s'; try 'put --help'\n", argv[i]);
+			return PUT_USAGE;
+		}
+		if (missing) {
+			fprintf(stderr, "put: option '%s' needs a value\n", argv[i]);
+			return PUT_USAGE;
+		}
+		if (rc) {
+			fprintf(stderr, "put: invalid value '%s' for %s\n", v, argv[i - 1]);
+			return PUT_USAGE;
+		}
+	}
+	if (i >= argc) {
+		fprintf(stderr, "put: no workload given; try 'put --help'\n");
+		return PUT_USAGE;
+	}
+	if (dclock_set_resolution(res_ns, phase_ns)) {
+		fprintf(stderr, "put: --clock-phase must be below --clock-resolution\n");
+		return PUT_USAGE;
+	}
+	const struct put_workload *w = put_find(argv[i]);
+	if (!w) {
+		fprintf(stderr, "put: unknown workload '%s'; try 'put --list'\n", argv[i]);
+		return PUT_USAGE;
+	}
+	const char *why = w->unavailable ? w->unavailable() : NULL;
+	if (why) {
+		fprintf(stderr, "put: workload '%s' is not available: %s\n", w->name, why);
+		return PUT_UNAVAILABLE;
+	}
+	/* the PUT must not outlive the coordinator either */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() == 1)
+		return PUT_FAILED;
+	signal(SIGPIPE, SIG_IGN);
+
+	void *state = NULL;
+	if (w->parse(argc - i, argv + i, &state, err, sizeof err)) {
+		fprintf(stderr, "put: %s: %s\n", w->name, err);
+		return PUT_USAGE;
+	}
+	if (cpu >= 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (sched_setaffinity(0, sizeof set, &set)) {
+			fprintf(stderr, "put: cannot pin to cpu %d: %s\n", cpu, strerror(errno));
+			return PUT_USAGE;
+		}
+	}
+	uint64_t t_setup = dclock_now_ns();
+	int rc = w->setup(state, err, sizeof err);
+	if (rc) {
+		fprintf(stderr, "put: %s: %s\n", w->name, err);
+		if (w->teardown)
+			w->teardown(state);
+		return exit_for(-rc);
+	}
+	struct acct a;
+	acct_open(&a, w->counts_children);
+
+	acct_start(&a);
+	uint64_t t0 = dclock_now_ns();
+	rc = ops ? w->run(state, ops, err, sizeof err) : 0;
+	uint64_t t1 = dclock_now_ns();
+	acct_stop(&a);
+
+	if (rc) {
+		int status = w->exit_status ? w->exit_status(state) : 0;
+		fprintf(stderr, "put: %s: %s\n", w->name, err);
+		acct_close(&a);
+		if (w->teardown)
+			w->teardown(state);
+		return status ? status : exit_for(-rc);
+	}
+	uint64_t scale = w->ops_scale ? w->ops_scale(state) : 1;
+	printf("put workload=%s cpu=%d ran_on=%d ops=%" PRIu64 " runs=%" PRIu64 " setup_ns=%" PRIu64
+	       " start_ns=%" PRIu64 " end_ns=%" PRIu64,
+	       w->name, cpu, sched_getcpu(), ops * scale, ops, t0 - t_setup, t0, t1);
+	acct_print(&a, stdout);
+	if (w->report)
+		w->report(state, stdout);
+	fputc('\n', stdout);
+	acct_close(&a);
+	if (w->teardown)
+		w->teardown(state);
+	return fflush(stdout) ? PUT_FAILED : PUT_OK;
+}
