@@ -13,6 +13,7 @@ struct command {
 
 static const struct command commands[] = {
 	
+	{ "calibrate", cmd_calibrate, "step 1: time the fluid alone, judge the host, save tau_F" },
 	{ "clock", cmd_clock, "clock resolution, smallest step and read cost" },
 };
 

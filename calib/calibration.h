@@ -1,0 +1,96 @@
+/* calibration.h - the calibration store and the quiet-host verdict */
+#ifndef CALIBRATION_H
+#define CALIBRATION_H
+
+#include <stddef.h>
+
+/* One saved calibration: a CPU's tau_F for one fluid variant and class. */
+struct calib_row {
+	char host[128];
+	char kernel[128];
+	char cpu_model[128];
+	int cpu;
+	char variant[48];
+	char sched[8];
+	double tau_f_ns;  /* T_F(1) / L_F(1), mean over replications */
+	double ci95_ns;   /* Student-t 95 % half-width */
+	double cv;        /* across replications, as a fraction */
+	double tau0_ns;   /* undisturbed speed from the chunk timings */
+	unsigned reps;
+	double seconds;   /* per replication */
+	int quiet;
+	char verdict[512];
+	char date[32];    /* ISO 8601, UTC */
+};
+
+#define CALIB_STORE_HEADER \
+	"host,kernel,cpu_model,cpu,fluid_variant,sched,tau_f_ns,ci95_ns,cv,tau0_ns,reps,seconds,quiet,verdict,date"
+#define CALIB_STORE_FIELDS 15
+
+struct calib_store {
+	struct calib_row *rows;
+	size_t n;
+};
+
+/*
+ * calib_store_load - read the store at path. A missing file is an empty
+ * store (0). -errno if it cannot be read; -EBADMSG if it is malformed, with
+ * *err_line and a reason in err.
+ */
+int calib_store_load(const char *path, struct calib_store *st, unsigned long *err_line, char *err, size_t errlen);
+/*
+ * calib_store_save - write the store atomically: a temporary file in the
+ * same directory, then rename. Creates the directory. 0 or -errno.
+ */
+int calib_store_save(const char *path, const struct calib_store *st);
+/* calib_store_put - add a row, replacing the one for the same host, cpu, variant and class */
+int calib_store_put(struct calib_store *st, const struct calib_row *row);
+/* calib_store_find - the row for host, cpu, variant and class, or NULL */
+const struct calib_row *calib_store_find(const struct calib_store *st, const char *host, int cpu,
+					  const char *variant, const char *sched);
+/* calib_store_free - release the rows */
+void calib_store_free(struct calib_store *st);
+/*
+ * calib_store_default_path - $XDG_CACHE_HOME/displace/calibration.csv, else
+ * $HOME/.cache/displace/calibration.csv. -ENOENT if neither is set.
+ */
+int calib_store_default_path(char *buf, size_t len);
+
+/* What the verdict looks at. Fractions are of one CPU's time over the calibration. */
+#define CALIB_MAX_TOP 3
+struct calib_quiet_in {
+	int cpu;
+	int ncpus_online;
+	double loadavg1;      /* before calibrating; NAN if unknown */
+	double cv;            /* of tau_F across replications */
+	double steal_frac;    /* steal on the measured CPU; NAN if unknown */
+	double fluid_share;   /* the fluid's own CPU time over its wall time */
+	double others_frac;   /* CPU time of all other processes, in CPUs */
+	int ntop;
+	struct {
+		int pid;
+		char comm[64];
+		double frac;  /* of one CPU */
+	} top[CALIB_MAX_TOP];
+};
+
+/* Thresholds of the verdict; see docs and calib_judge. */
+#define CALIB_MAX_LOAD_PER_CPU 0.5
+#define CALIB_MAX_CV 0.01
+#define CALIB_MAX_STEAL 0.005
+#define CALIB_MAX_OTHER_PROC 0.01
+#define CALIB_MIN_FLUID_SHARE 0.98
+
+#define CALIB_MAX_REASONS 8
+struct calib_verdict {
+	int quiet;
+	int n;
+	char reason[CALIB_MAX_REASONS][320]; /* "<reason>; <remedy>" */
+};
+
+/* calib_judge - the quiet-host verdict: quiet, or the reasons with their remedies */
+void calib_judge(const struct calib_quiet_in *in, struct calib_verdict *v);
+/* calib_verdict_text - "quiet" or "not quiet: r1; remedy1 | r2; ..." into buf */
+void calib_verdict_text(const struct calib_verdict *v, char *buf, size_t len);
+
+#endif

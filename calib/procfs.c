@@ -1,0 +1,285 @@
+/* procfs.c - parsers for /proc files, and readers that feed them */
+#include "calib/procfs.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int procfs_parse_stat(const char *text, struct procfs_stat *s)
+{
+	memset(s, 0, sizeof *s);
+	int have_all = 0;
+	for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (!strncmp(line, "cpu", 3)) {
+			struct procfs_cpu c = { 0 };
+			unsigned long long v[8] = { 0 };
+			int cpu = -1, off = 0;
+			if (line[3] == ' ') {
+				if (sscanf(line, "cpu %llu %llu %llu %llu %llu %llu %llu %llu%n", &v[0], &v[1], &v[2], &v[3],
+					   &v[4], &v[5], &v[6], &v[7], &off) < 7)
+					return -EBADMSG;
+			} else if (isdigit((unsigned char)line[3])) {
+				if (sscanf(line, "cpu%d %llu %llu %llu %llu %llu %llu %llu %llu%n", &cpu, &v[0], &v[1], &v[2],
+					   &v[3], &v[4], &v[5], &v[6], &v[7], &off) < 8)
+					return -EBADMSG;
+			} else {
+				return -EBADMSG;
+			}
+			c.cpu = cpu;
+			c.user = v[0];
+			c.nice = v[1];
+			c.system = v[2];
+			c.idle = v[3];
+			c.iowait = v[4];
+			c.irq = v[5];
+			c.softirq = v[6];
+			c.steal = v[7];
+			if (cpu < 0) {
+				s->all = c;
+				have_all = 1;
+			} else if (s->n < PROCFS_MAX_CPUS) {
+				s->cpu[s->n++] = c;
+			}
+		} else if (!strncmp(line, "procs_running ", 14)) {
+			s->procs_running = strtoull(line + 14, NULL, 10);
+		} else if (!strncmp(line, "ctxt ", 5)) {
+			s->ctxt = strtoull(line + 5, NULL, 10);
+		}
+	}
+	return have_all ? 0 : -EBADMSG;
+}
+
+int procfs_parse_softirqs(const char *text, struct procfs_softirqs *s)
+{
+	memset(s, 0, sizeof *s);
+	const char *line = text;
+	/* header: "                    CPU0       CPU1" */
+	const char *eol = strchr(line, '\n');
+	if (!eol)
+		return -EBADMSG;
+	for (const char *p = line; p < eol; p++)
+		if (!strncmp(p, "CPU", 3))
+			s->ncpu++;
+	if (s->ncpu == 0 || s->ncpu > PROCFS_MAX_CPUS)
+		return -EBADMSG;
+	for (line = eol + 1; *line; line = eol + 1) {
+		eol = strchr(line, '\n');
+		if (!eol)
+			eol = line + strlen(line);
+		const char *p = line;
+		while (*p == ' ')
+			p++;
+		uint64_t *dst = NULL;
+		if (!strncmp(p, "NET_RX:", 7))
+			dst = s->net_rx;
+		else if (!strncmp(p, "NET_TX:", 7))
+			dst = s->net_tx;
+		else if (!strncmp(p, "TIMER:", 6))
+			dst = s->timer;
+		else if (!strncmp(p, "SCHED:", 6))
+			dst = s->sched;
+		if (dst) {
+			p = strchr(p, ':') + 1;
+			for (int i = 0; i < s->ncpu; i++) {
+				char *e;
+				dst[i] = strtoull(p, &e, 10);
+				if (e == p)
+					return -EBADMSG;
+				p = e;
+			}
+		}
+		if (!*eol)
+			break;
+	}
+	return 0;
+}
+
+int procfs_parse_loadavg(const char *text, struct procfs_loadavg *l)
+{
+	memset(l, 0, sizeof *l);
+	if (sscanf(text, "%lf %lf %lf %d/%d", &l->l1, &l->l5, &l->l15, &l->running, &l->total) != 5)
+		return -EBADMSG;
+	return 0;
+}
+
+int procfs_parse_pid_stat(const char *text, struct procfs_task *t)
+{
+	memset(t, 0, sizeof *t);
+	const char *open = strchr(text, '(');
+	const char *close = strrchr(text, ')');
+	if (!open || !close || close < open)
+		return -EBADMSG;
+	t->pid = atoi(text);
+	size_t n = (size_t)(close - open - 1);
+	if (n >= sizeof t->comm)
+		n = sizeof t->comm - 1;
+	memcpy(t->comm, open + 1, n);
+	t->comm[n] = '\0';
+	/* after ") ": state(3) ppid(4) ... utime(14) stime(15) ... starttime(22) */
+	const char *p = close + 1;
+	unsigned long long f[22] = { 0 };
+	char state;
+	int got = sscanf(p, " %c %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+			 &state, &f[4], &f[5], &f[6], &f[7], &f[8], &f[9], &f[10], &f[11], &f[12], &f[13], &f[14],
+			 &f[15], &f[16], &f[17], &f[18], &f[19], &f[20], &f[21]);
+	if (got < 19)
+		return -EBADMSG;
+	t->ppid = (int)f[4];
+	t->cpu_ticks = f[14] + f[15];
+	t->start_ticks = f[21];
+	return 0;
+}
+
+const char *procfs_config_lookup(const char *text, const char *name)
+{
+	static char val[128];
+	size_t nl = strlen(name);
+	for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		if (!strncmp(line, name, nl) && line[nl] == '=') {
+			const char *v = line + nl + 1;
+			size_t n = strcspn(v, "\n");
+			if (n >= sizeof val)
+				n = sizeof val - 1;
+			memcpy(val, v, n);
+			val[n] = '\0';
+			return val;
+		}
+		if (!strncmp(line, "# ", 2) && !strncmp(line + 2, name, nl) && !strncmp(line + 2 + nl, " is not set", 11))
+			return "n";
+	}
+	return NULL;
+}
+
+uint64_t procfs_cpu_busy(const struct procfs_cpu *c)
+{
+	return c->user + c->nice + c->system + c->irq + c->softirq + c->steal;
+}
+
+uint64_t procfs_cpu_total(const struct procfs_cpu *c)
+{
+	return procfs_cpu_busy(c) + c->idle + c->iowait;
+}
+
+const struct procfs_cpu *procfs_stat_find(const struct procfs_stat *s, int cpu)
+{
+	for (int i = 0; i < s->n; i++)
+		if (s->cpu[i].cpu == cpu)
+			return &s->cpu[i];
+	return NULL;
+}
+
+int procfs_read_file(const char *path, char **text)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		if (len + 1 >= cap) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				close(fd);
+				return -ENOMEM;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, buf + len, cap - len - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			free(buf);
+			close(fd);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	buf[len] = '\0';
+	*text = buf;
+	return 0;
+}
+
+#define READ_AND_PARSE(path, parse, out)            \
+	do {                                        \
+		char *text;                         \
+		int rc_ = procfs_read_file(path, &text); \
+		if (rc_)                            \
+			return rc_;                 \
+		rc_ = parse(text, out);             \
+		free(text);                         \
+		return rc_;                         \
+	} while (0)
+
+int procfs_read_stat(struct procfs_stat *s)
+{
+	READ_AND_PARSE("/proc/stat", procfs_parse_stat, s);
+}
+
+int procfs_read_softirqs(struct procfs_softirqs *s)
+{
+	READ_AND_PARSE("/proc/softirqs", procfs_parse_softirqs, s);
+}
+
+int procfs_read_loadavg(struct procfs_loadavg *l)
+{
+	READ_AND_PARSE("/proc/loadavg", procfs_parse_loadavg, l);
+}
+
+int procfs_read_tasks(struct procfs_task **tasks, size_t *n)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return -errno;
+	size_t cap = 256;
+	struct procfs_task *t = malloc(cap * sizeof *t);
+	*n = 0;
+	if (!t) {
+		closedir(d);
+		return -ENOMEM;
+	}
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		char path[300], buf[1024];
+		snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue; /* it exited meanwhile */
+		ssize_t r = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (r <= 0)
+			continue;
+		buf[r] = '\0';
+		if (*n == cap) {
+			struct procfs_task *nt = realloc(t, cap * 2 * sizeof *t);
+			if (!nt) {
+				free(t);
+				closedir(d);
+				return -ENOMEM;
+			}
+			t = nt;
+			cap *= 2;
+		}
+		if (procfs_parse_pid_stat(buf, &t[*n]) == 0)
+			(*n)++;
+	}
+	closedir(d);
+	*tasks = t;
+	return 0;
+}

@@ -1,0 +1,76 @@
+/* procfs.h - parsers for /proc files, and readers that feed them */
+#ifndef PROCFS_H
+#define PROCFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROCFS_MAX_CPUS 256
+
+/* One line of /proc/stat, in USER_HZ ticks. */
+struct procfs_cpu {
+	int cpu; /* -1 for the "cpu" total line */
+	uint64_t user, nice, system, idle, iowait, irq, softirq, steal;
+};
+
+struct procfs_stat {
+	int n;                   /* per-CPU lines */
+	struct procfs_cpu all;
+	struct procfs_cpu cpu[PROCFS_MAX_CPUS];
+	uint64_t procs_running;
+	uint64_t ctxt;
+};
+
+/* per-CPU counts of /proc/softirqs rows that matter here */
+struct procfs_softirqs {
+	int ncpu;
+	uint64_t net_rx[PROCFS_MAX_CPUS];
+	uint64_t net_tx[PROCFS_MAX_CPUS];
+	uint64_t timer[PROCFS_MAX_CPUS];
+	uint64_t sched[PROCFS_MAX_CPUS];
+};
+
+struct procfs_loadavg {
+	double l1, l5, l15;
+	int running, total;
+};
+
+/* One process from /proc/<pid>/stat. */
+struct procfs_task {
+	int pid, ppid;
+	char comm[64];
+	uint64_t cpu_ticks;   /* utime + stime, USER_HZ ticks */
+	uint64_t start_ticks; /* start time since boot: tells a reused pid apart */
+};
+
+/* procfs_parse_stat - parse the text of /proc/stat. -EBADMSG if malformed */
+int procfs_parse_stat(const char *text, struct procfs_stat *s);
+/* procfs_parse_softirqs - parse /proc/softirqs. -EBADMSG if malformed */
+int procfs_parse_softirqs(const char *text, struct procfs_softirqs *s);
+/* procfs_parse_loadavg - parse /proc/loadavg */
+int procfs_parse_loadavg(const char *text, struct procfs_loadavg *l);
+/* procfs_parse_pid_stat - parse /proc/<pid>/stat (a comm may hold spaces and parentheses) */
+int procfs_parse_pid_stat(const char *text, struct procfs_task *t);
+/*
+ * procfs_config_lookup - in kernel config text, "y", "m" or the value of
+ * name, "n" for "# name is not set", or NULL if the text does not mention it.
+ * The result points into a static buffer.
+ */
+const char *procfs_config_lookup(const char *text, const char *name);
+
+/* procfs_cpu_busy - non-idle ticks of a line: user+nice+system+irq+softirq+steal */
+uint64_t procfs_cpu_busy(const struct procfs_cpu *c);
+/* procfs_cpu_total - all ticks of a line */
+uint64_t procfs_cpu_total(const struct procfs_cpu *c);
+/* procfs_stat_find - the line of a cpu, or NULL */
+const struct procfs_cpu *procfs_stat_find(const struct procfs_stat *s, int cpu);
+
+/* procfs_read_file - read a whole (small) file into a malloc'd NUL-terminated buffer; -errno */
+int procfs_read_file(const char *path, char **text);
+int procfs_read_stat(struct procfs_stat *s);
+int procfs_read_softirqs(struct procfs_softirqs *s);
+int procfs_read_loadavg(struct procfs_loadavg *l);
+/* procfs_read_tasks - every process in /proc; *tasks is malloc'd */
+int procfs_read_tasks(struct procfs_task **tasks, size_t *n);
+
+#endif

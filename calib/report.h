@@ -1,0 +1,57 @@
+/* report.h - parsing the one-line reports of the fluid and of put */
+#ifndef REPORT_H
+#define REPORT_H
+
+#include "fluid/chunkstat.h"
+
+#include <stdint.h>
+
+/* A value the OS may not provide: avail 0 means n/a, with the reason in why. */
+struct report_val {
+	double v;
+	int avail;
+	char why[24];
+};
+
+struct fluid_report {
+	int cpu, ran_on;
+	char sched[8];
+	char variant[32];
+	char stop[8];
+	uint64_t chunk_loops, loops;
+	uint64_t start_ns, end_ns, cpu_ns;
+	uint64_t chunks, min_chunk_ns, max_chunk_ns;
+	uint64_t ok_n, ok_ns, gap_n, gap_ns, post_n, post_ns;
+	uint64_t clock_res_ns;
+	uint64_t hist[CHUNKSTAT_BUCKETS];
+};
+
+struct put_report {
+	char workload[32];
+	int cpu, ran_on;
+	uint64_t ops, runs, setup_ns, start_ns, end_ns;
+	struct report_val utime_ns, stime_ns, task_clock_ns, cputime_ns, schedstat_ns;
+	long nvcsw, nivcsw;
+	int cmd_status; /* exec: the first non-zero exit status; -1 if not reported */
+	char extra[512]; /* the workload's own fields, verbatim */
+};
+
+/* report_parse_fluid - parse a "fluid ..." line. -EBADMSG names nothing; err gets the field */
+int report_parse_fluid(const char *line, struct fluid_report *r, char *err, size_t errlen);
+/* report_parse_put - parse a "put ..." line */
+int report_parse_put(const char *line, struct put_report *r, char *err, size_t errlen);
+/* report_field - the value of key in a key=value line, copied into buf; NULL if absent */
+const char *report_field(const char *line, const char *key, char *buf, size_t len);
+
+/* fluid_wall_ns - T_F: the fluid's wall time */
+double fluid_wall_ns(const struct fluid_report *r);
+/* fluid_tau_ns - T_F / L_F: seconds per loop including whatever else ran (Woodside step 1) */
+double fluid_tau_ns(const struct fluid_report *r);
+/* fluid_tau0_ns - the undisturbed speed: mean of the ok chunks per loop; NAN without ok chunks */
+double fluid_tau0_ns(const struct fluid_report *r);
+/* fluid_excess_ns - T_F - L_F tau0: the time other work took from the fluid */
+double fluid_excess_ns(const struct fluid_report *r);
+/* fluid_post_extra_ns - the post-gap chunks' time beyond undisturbed chunks (cache reload) */
+double fluid_post_extra_ns(const struct fluid_report *r);
+
+#endif

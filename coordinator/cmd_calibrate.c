@@ -1,0 +1,485 @@
+/*
+ * cmd_calibrate.c - displace calibrate: Woodside step 1. Time the fluid
+ * alone on each CPU, judge whether the host is quiet, save tau_F.
+ */
+#include "calib/calibration.h"
+#include "calib/procfs.h"
+#include "calib/stats.h"
+#include "coordinator/cli.h"
+#include "coordinator/context.h"
+#include "coordinator/displace.h"
+#include "coordinator/experiment.h"
+#include "coordinator/jsonout.h"
+#include "coordinator/msg.h"
+#include "fluid/dclock.h"
+#include "fluid/fluid_args.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEFAULT_REPS 20
+#define DEFAULT_SECONDS_NS 250000000ull
+#define TARGET_CI 0.002 /* 0.2 % of tau_F */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: displace calibrate [--cpus LIST] [--seconds S] [--reps R] [options]\n"
+		"\n"
+		"Step 1 of the displacement method: runs the fluid alone on each CPU for R\n"
+		"replications of S seconds, reports tau_F (ns per loop) with its 95%% CI,\n"
+		"judges whether the host is quiet enough to measure on, and saves the\n"
+		"result in the calibration store.\n"
+		"\n"
+		"Placement:\n"
+		"  --cpus LIST          CPUs to calibrate, one after another: 0-3,5 or all\n"
+		"                       (default 0)\n"
+		"  --fluid-sched CLASS  the fluid's class: idle (SCHED_IDLE), nice (nice 19)\n"
+		"                       or normal (default idle)\n"
+		"\n"
+		"Measurement:\n"
+		"  --seconds S          length of one replication, e.g. 250ms or 1s\n"
+		"                       (default 0.25 s)\n"
+		"  --reps R             replications per CPU (default %d; with the default\n"
+		"                       length that is about %.0f s per CPU)\n"
+		"  --chunk-loops N      fluid loops between two clock readings (default %d,\n"
+		"                       about 1 us)\n"
+		"\n"
+		"Output:\n"
+		"  --calibration FILE   the calibration store (default\n"
+		"                       $XDG_CACHE_HOME/displace/calibration.csv, else\n"
+		"                       ~/.cache/displace/calibration.csv)\n"
+		"  --no-save            do not write the store\n"
+		"  --json               print JSON instead of the human report\n"
+		"  --quiet              no progress on stderr\n"
+		"  --strict             exit 5 unless every CPU is quiet and reached a 95%% CI\n"
+		"                       of 0.2%% of tau_F\n"
+		"  -h, --help           this help\n"
+		"\n"
+		"The verdict is 'quiet' or 'not quiet: <reason>; <remedy>'. It looks at the\n"
+		"load average before calibrating, the CPU time other processes used during\n"
+		"it (from /proc/*/stat, naming the top ones), steal time and the fluid's\n"
+		"share of its CPU (from /proc/stat), and the CV of tau_F across replications.\n"
+		"\n"
+		"Exit status: 0 done, 1 the fluid failed, 2 usage error, 3 the store cannot\n"
+		"be read or written, 5 not quiet or CI not reached under --strict.\n",
+		DEFAULT_REPS, DEFAULT_REPS * DEFAULT_SECONDS_NS / 1e9, FLUID_DEFAULT_CHUNK_LOOPS);
+}
+
+struct cpu_result {
+	int cpu;
+	struct stats_summary tau;   /* T/L per replication */
+	struct stats_summary tau0;  /* undisturbed speed per replication */
+	double fluid_share;         /* mean fluid CPU time over wall time */
+	double gap_rate_per_s, gap_mean_us, gap_frac, longest_gap_us;
+	double needed_reps;         /* for a CI of TARGET_CI */
+	struct calib_quiet_in q;
+	struct calib_verdict v;
+};
+
+struct task_delta {
+	int pid;
+	char comm[64];
+	double frac;
+};
+
+static int cmp_delta(const void *a, const void *b)
+{
+	double x = ((const struct task_delta *)a)->frac, y = ((const struct task_delta *)b)->frac;
+	return (x < y) - (x > y);
+}
+
+/* Other processes' CPU during the calibration, as fractions of one CPU, top first. */
+static void other_processes(const struct procfs_task *t0, size_t n0, const struct procfs_task *t1, size_t n1,
+			    double wall_s, long user_hz, struct calib_quiet_in *q)
+{
+	pid_t self = getpid();
+	struct task_delta *d = calloc(n1 ? n1 : 1, sizeof *d);
+	size_t nd = 0;
+	double total = 0;
+	if (!d)
+		return;
+	for (size_t i = 0; i < n1; i++) {
+		if (t1[i].pid == self || t1[i].ppid == self)
+			continue;
+		uint64_t before = 0;
+		for (size_t k = 0; k < n0; k++)
+			if (t0[k].pid == t1[i].pid && t0[k].start_ticks == t1[i].start_ticks) {
+				before = t0[k].cpu_ticks;
+				break;
+			}
+		if (t1[i].cpu_ticks <= before)
+			continue;
+		double f = (double)(t1[i].cpu_ticks - before) / (double)user_hz / wall_s;
+		d[nd].pid = t1[i].pid;
+		snprintf(d[nd].comm, sizeof d[nd].comm, "%s", t1[i].comm);
+		d[nd].frac = f;
+		total += f;
+		nd++;
+	}
+	qsort(d, nd, sizeof *d, cmp_delta);
+	q->others_frac = total;
+	q->ntop = 0;
+	for (size_t i = 0; i < nd && q->ntop < CALIB_MAX_TOP; i++) {
+		q->top[q->ntop].pid = d[i].pid;
+		snprintf(q->top[q->ntop].comm, sizeof q->top[0].comm, "%s", d[i].comm);
+		q->top[q->ntop].frac = d[i].frac;
+		q->ntop++;
+	}
+	free(d);
+}
+
+static void iso_date(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int calibrate_cpu(struct exp_env *e, int cpu, const struct exp_fluid_opts *fo, uint64_t rep_ns, unsigned reps,
+			 const struct context *ctx, double loadavg1, struct msg_progress *prog, double *done,
+			 struct cpu_result *res, char *err, size_t errlen)
+{
+	struct cli_cpus one = { .n = 1, .cpu = { cpu } };
+	double *tau = calloc(reps, sizeof *tau), *tau0 = calloc(reps, sizeof *tau0);
+	struct procfs_task *t0 = NULL, *t1 = NULL;
+	size_t n0 = 0, n1 = 0;
+	struct procfs_stat s0, s1;
+	double share = 0, gap_n = 0, gap_excess = 0, wall = 0, longest = 0;
+	int rc = 0, have_stat;
+	if (!tau || !tau0) {
+		free(tau);
+		free(tau0);
+		return -ENOMEM;
+	}
+	memset(res, 0, sizeof *res);
+	res->cpu = cpu;
+	procfs_read_tasks(&t0, &n0);
+	have_stat = procfs_read_stat(&s0) == 0;
+	uint64_t w0 = dclock_raw_ns();
+	for (unsigned i = 0; i < reps; i++) {
+		static struct fluid_report r;
+		rc = exp_run_fluids(e, &one, fo, rep_ns, &r, err, errlen);
+		if (rc)
+			break;
+		tau[i] = fluid_tau_ns(&r);
+		tau0[i] = fluid_tau0_ns(&r);
+		double w = fluid_wall_ns(&r);
+		share += (double)r.cpu_ns / w;
+		wall += w;
+		gap_n += (double)r.gap_n;
+		gap_excess += fluid_excess_ns(&r);
+		if ((double)r.max_chunk_ns > longest)
+			longest = (double)r.max_chunk_ns;
+		*done += 1;
+		msg_progress_update(prog, *done);
+	}
+	double wall_s = (double)(dclock_raw_ns() - w0) / 1e9;
+	if (!rc) {
+		procfs_read_tasks(&t1, &n1);
+		have_stat = have_stat && procfs_read_stat(&s1) == 0;
+		stats_summarize(tau, reps, 0.95, &res->tau);
+		stats_summarize(tau0, reps, 0.95, &res->tau0);
+		res->fluid_share = share / reps;
+		res->gap_rate_per_s = gap_n / (wall / 1e9);
+		res->gap_mean_us = gap_n ? gap_excess / gap_n / 1e3 : 0;
+		res->gap_frac = gap_excess / wall;
+		res->longest_gap_us = longest / 1e3;
+		double t = stats_t_quantile(0.975, reps > 1 ? reps - 1 : 1);
+		res->needed_reps = ceil(pow(t * res->tau.cv / TARGET_CI, 2));
+		struct calib_quiet_in *q = &res->q;
+		q->cpu = cpu;
+		q->ncpus_online = ctx->online.n;
+		q->loadavg1 = loadavg1;
+		q->cv = reps > 1 ? res->tau.cv : NAN;
+		q->fluid_share = res->fluid_share;
+		q->steal_frac = NAN;
+		const struct procfs_cpu *a, *b;
+		if (have_stat && (a = procfs_stat_find(&s0, cpu)) && (b = procfs_stat_find(&s1, cpu))) {
+			uint64_t total = procfs_cpu_total(b) - procfs_cpu_total(a);
+			if (total)
+				q->steal_frac = (double)(b->steal - a->steal) / (double)total;
+		}
+		other_processes(t0, n0, t1, n1, wall_s, ctx->user_hz, q);
+		calib_judge(q, &res->v);
+	}
+	free(t0);
+	free(t1);
+	free(tau);
+	free(tau0);
+	return rc;
+}
+
+static void print_cpu(const struct cpu_result *r, const struct exp_fluid_opts *fo, const char *variant, unsigned reps,
+		      uint64_t rep_ns)
+{
+	const struct stats_summary *t = &r->tau;
+	printf("CPU %d   fluid %s at %s, %u x %.3g s\n", r->cpu, variant, fo->sched, reps, (double)rep_ns / 1e9);
+	printf("  tau_F        %.5f ns/loop ± %.5f (95%% CI, ±%.2f%%)  CV %.2f%%  min…max %.5f…%.5f  n=%zu\n", t->mean,
+	       t->ci_half, 100 * t->ci_half / t->mean, 100 * t->cv, t->min, t->max, t->n);
+	printf("  undisturbed  %.5f ns/loop (chunks with nothing else in them)  CV %.2f%%\n", r->tau0.mean,
+	       100 * r->tau0.cv);
+	printf("  fluid share  %.2f%% of CPU %d (the fluid's CPU time over its wall time)\n", 100 * r->fluid_share, r->cpu);
+	printf("  gaps         %.0f/s, mean %.1f us, longest %.0f us: %.2f%% of the time went to other work\n",
+	       r->gap_rate_per_s, r->gap_mean_us, r->longest_gap_us, 100 * r->gap_frac);
+	if (t->n > 1 && t->ci_half / t->mean > TARGET_CI)
+		printf("  precision    ±%.2f%% reached; the ±%.1f%% target needs about %.0f replications at this CV "
+		       "(--reps), and a steadier host\n",
+		       100 * t->ci_half / t->mean, 100 * TARGET_CI, r->needed_reps);
+	else if (t->n > 1)
+		printf("  precision    ±%.3f%%, within the ±%.1f%% target\n", 100 * t->ci_half / t->mean, 100 * TARGET_CI);
+	if (r->q.ntop > 0)
+		printf("  others       %.1f%% of a CPU in other processes; top: %s (pid %d) %.1f%%\n",
+		       100 * r->q.others_frac, r->q.top[0].comm, r->q.top[0].pid, 100 * r->q.top[0].frac);
+	if (r->v.quiet) {
+		printf("  verdict      quiet\n");
+	} else {
+		printf("  verdict      not quiet:\n");
+		for (int i = 0; i < r->v.n; i++)
+			printf("               - %s\n", r->v.reason[i]);
+	}
+}
+
+static json_t *cpu_json(const struct cpu_result *r, unsigned reps, uint64_t rep_ns)
+{
+	json_t *reasons = json_array();
+	for (int i = 0; i < r->v.n; i++)
+		json_array_append_new(reasons, json_string(r->v.reason[i]));
+	json_t *o = json_object();
+	json_object_set_new(o, "cpu", json_integer(r->cpu));
+	json_object_set_new(o, "tau_f_ns", jout_num(r->tau.mean));
+	json_object_set_new(o, "ci95_ns", jout_num(r->tau.ci_half));
+	json_object_set_new(o, "cv", jout_num(r->tau.cv));
+	json_object_set_new(o, "min_ns", jout_num(r->tau.min));
+	json_object_set_new(o, "max_ns", jout_num(r->tau.max));
+	json_object_set_new(o, "reps", json_integer(reps));
+	json_object_set_new(o, "seconds", jout_num((double)rep_ns / 1e9));
+	json_object_set_new(o, "tau0_ns", jout_num(r->tau0.mean));
+	json_object_set_new(o, "tau0_cv", jout_num(r->tau0.cv));
+	json_object_set_new(o, "fluid_share", jout_num(r->fluid_share));
+	json_object_set_new(o, "gap_rate_per_s", jout_num(r->gap_rate_per_s));
+	json_object_set_new(o, "gap_mean_us", jout_num(r->gap_mean_us));
+	json_object_set_new(o, "gap_frac", jout_num(r->gap_frac));
+	json_object_set_new(o, "steal_frac", jout_num(r->q.steal_frac));
+	json_object_set_new(o, "others_frac", jout_num(r->q.others_frac));
+	json_object_set_new(o, "quiet", json_boolean(r->v.quiet));
+	json_object_set_new(o, "reasons", reasons);
+	return o;
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "cpus", required_argument, NULL, 'c' },	 { "seconds", required_argument, NULL, 's' },
+		{ "reps", required_argument, NULL, 'r' },	 { "fluid-sched", required_argument, NULL, 'S' },
+		{ "chunk-loops", required_argument, NULL, 'L' }, { "calibration", required_argument, NULL, 'f' },
+		{ "no-save", no_argument, NULL, 'n' },		 { "json", no_argument, NULL, 'j' },
+		{ "quiet", no_argument, NULL, 'q' },		 { "strict", no_argument, NULL, 'x' },
+		{ "help", no_argument, NULL, 'h' },		 { 0, 0, 0, 0 },
+	};
+	const char *cpus_arg = "0", *store_arg = NULL;
+	uint64_t rep_ns = DEFAULT_SECONDS_NS, reps64 = DEFAULT_REPS, chunk = FLUID_DEFAULT_CHUNK_LOOPS;
+	enum fluid_sched sched = FLUID_SCHED_IDLE;
+	int json = 0, save = 1, strict = 0, c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			cpus_arg = optarg;
+			break;
+		case 's':
+			if (cli_parse_duration_ns(optarg, &rep_ns) || rep_ns < 1000000 || rep_ns > 3600000000000ull)
+				return msg_usage("calibrate", "invalid value '%s' for --seconds (1ms to 1h, e.g. 250ms)", optarg);
+			break;
+		case 'r':
+			if (cli_parse_u64(optarg, 1, 100000, &reps64))
+				return msg_usage("calibrate", "invalid value '%s' for --reps (1 to 100000)", optarg);
+			break;
+		case 'S':
+			if (fluid_sched_parse(optarg, &sched))
+				return msg_usage("calibrate", "invalid value '%s' for --fluid-sched (idle, nice or normal)",
+						 optarg);
+			break;
+		case 'L':
+			if (cli_parse_u64(optarg, 1, 1000000000, &chunk))
+				return msg_usage("calibrate", "invalid value '%s' for --chunk-loops", optarg);
+			break;
+		case 'f':
+			store_arg = optarg;
+			break;
+		case 'n':
+			save = 0;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'q':
+			msg_set_quiet(true);
+			break;
+		case 'x':
+			strict = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return EXIT_OK;
+		case ':':
+			return msg_usage("calibrate", "option '%s' needs a value", argv[optind - 1]);
+		default:
+			return msg_usage("calibrate", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return msg_usage("calibrate", "unexpected argument '%s'", argv[optind]);
+
+	struct context ctx;
+	context_read(&ctx);
+	static struct cli_cpus cpus;
+	int rc = cli_parse_cpulist(cpus_arg, &ctx.online, &cpus);
+	if (rc)
+		return msg_usage("calibrate", "invalid CPU list '%s' for --cpus (e.g. 0-3,5 or all)", cpus_arg);
+	for (int i = 0; i < cpus.n; i++)
+		if (!cli_cpus_contains(&ctx.online, cpus.cpu[i])) {
+			char on[256];
+			cli_format_cpulist(&ctx.online, on, sizeof on);
+			return msg_usage("calibrate", "cpu %d is not online (online: %s)", cpus.cpu[i], on);
+		}
+	unsigned reps = (unsigned)reps64;
+
+	/* the store is checked before the work, so a broken one costs nothing */
+	char store_path[4096];
+	if (store_arg)
+		snprintf(store_path, sizeof store_path, "%s", store_arg);
+	else if (calib_store_default_path(store_path, sizeof store_path)) {
+		msg_error("cannot locate the calibration store: neither XDG_CACHE_HOME nor HOME is set; use --calibration FILE");
+		return EXIT_RESOURCE;
+	}
+	struct calib_store store;
+	unsigned long line;
+	char why[256];
+	rc = calib_store_load(store_path, &store, &line, why, sizeof why);
+	if (rc == -EBADMSG) {
+		msg_error("%s:%lu: %s", store_path, line, why);
+		return EXIT_RESOURCE;
+	}
+	if (rc) {
+		msg_error("cannot read '%s': %s", store_path, strerror(-rc));
+		return EXIT_RESOURCE;
+	}
+
+	struct exp_env *env = malloc(sizeof *env);
+	char err[512];
+	if (!env || exp_env_init(env, err, sizeof err)) {
+		msg_error("%s", env ? err : "out of memory");
+		free(env);
+		calib_store_free(&store);
+		return EXIT_RESOURCE;
+	}
+	exp_pin_coordinator(env, &cpus, &ctx.online);
+	struct exp_fluid_opts fo = { .sched = fluid_sched_name(sched), .chunk_loops = chunk };
+	char variant[48];
+	context_variant(variant, sizeof variant, (unsigned long long)chunk);
+
+	struct procfs_loadavg la;
+	double loadavg1 = procfs_read_loadavg(&la) == 0 ? la.l1 : NAN;
+	struct cpu_result *res = calloc((size_t)cpus.n, sizeof *res);
+	struct msg_progress prog;
+	double done = 0;
+	uint64_t t_start = dclock_raw_ns();
+	msg_progress_start(&prog, "calibrating", (double)reps * cpus.n);
+	int failed = 0, ncal = 0;
+	for (int i = 0; i < cpus.n && res; i++) {
+		rc = calibrate_cpu(env, cpus.cpu[i], &fo, rep_ns, reps, &ctx, loadavg1, &prog, &done, &res[i], err,
+				   sizeof err);
+		if (rc) {
+			failed = 1;
+			break;
+		}
+		ncal++;
+	}
+	msg_progress_end(&prog);
+	double took_s = (double)(dclock_raw_ns() - t_start) / 1e9;
+	int interrupted = env->interrupted;
+	exp_env_fini(env);
+	free(env);
+	if (!res) {
+		msg_error("out of memory");
+		calib_store_free(&store);
+		return EXIT_FAILED;
+	}
+	if (failed) {
+		msg_error("%s", interrupted ? "interrupted; nothing was saved" : err);
+		free(res);
+		calib_store_free(&store);
+		return EXIT_FAILED;
+	}
+
+	int untrusted = 0;
+	char date[32];
+	iso_date(date, sizeof date);
+	for (int i = 0; i < ncal; i++) {
+		struct cpu_result *r = &res[i];
+		if (!r->v.quiet || !(r->tau.ci_half / r->tau.mean <= TARGET_CI))
+			untrusted = 1;
+		struct calib_row row;
+		memset(&row, 0, sizeof row);
+		snprintf(row.host, sizeof row.host, "%s", ctx.host);
+		snprintf(row.kernel, sizeof row.kernel, "%s", ctx.kernel);
+		snprintf(row.cpu_model, sizeof row.cpu_model, "%s", ctx.cpu_model);
+		row.cpu = r->cpu;
+		snprintf(row.variant, sizeof row.variant, "%s", variant);
+		snprintf(row.sched, sizeof row.sched, "%s", fo.sched);
+		row.tau_f_ns = r->tau.mean;
+		row.ci95_ns = isnan(r->tau.ci_half) ? 0 : r->tau.ci_half;
+		row.cv = r->tau.cv;
+		row.tau0_ns = r->tau0.mean;
+		row.reps = reps;
+		row.seconds = (double)rep_ns / 1e9;
+		row.quiet = r->v.quiet;
+		calib_verdict_text(&r->v, row.verdict, sizeof row.verdict);
+		snprintf(row.date, sizeof row.date, "%s", date);
+		calib_store_put(&store, &row);
+	}
+	int save_rc = save ? calib_store_save(store_path, &store) : 0;
+
+	if (json) {
+		json_t *arr = json_array();
+		for (int i = 0; i < ncal; i++)
+			json_array_append_new(arr, cpu_json(&res[i], reps, rep_ns));
+		json_t *o = json_object();
+		json_object_set_new(o, "context", context_json(&ctx));
+		json_object_set_new(o, "cpus", arr);
+		json_object_set_new(o, "store", save ? json_string(store_path) : json_null());
+		json_object_set_new(o, "seconds_taken", json_real(took_s));
+		jout_print(o);
+	} else {
+		context_print(&ctx, stdout);
+		printf("\n");
+		for (int i = 0; i < ncal; i++) {
+			print_cpu(&res[i], &fo, variant, reps, rep_ns);
+			printf("\n");
+		}
+		printf("calibrated %d CPU%s in %.1f s%s%s\n", ncal, ncal == 1 ? "" : "s", took_s,
+		       save && !save_rc ? "; saved to " : "", save && !save_rc ? store_path : "");
+	}
+	free(res);
+	calib_store_free(&store);
+	if (save_rc) {
+		msg_error("cannot write '%s': %s", store_path, strerror(-save_rc));
+		return EXIT_RESOURCE;
+	}
+	if (strict && untrusted) {
+		msg_warn("the host is not quiet or the CI target was not reached (--strict)");
+		return EXIT_UNTRUSTED;
+	}
+	return EXIT_OK;
+}

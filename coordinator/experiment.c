@@ -1,0 +1,372 @@
+/*
+ * experiment.c - one run on the coordinator's uv loop: fluids alone
+ * (calibration, Woodside step 1) or beside the process under test (step 2).
+ *
+ * The fluid and the PUT do plain blocking work; only the coordinator has
+ * an event loop. Every child is started with pipes, dies with its parent
+ * (PR_SET_PDEATHSIG, set by the child), and is stopped on SIGINT/SIGTERM.
+ */
+#include "coordinator/experiment.h"
+#include "coordinator/context.h"
+#include "fluid/dclock.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void track(struct exp_env *e, struct child *c)
+{
+	if (e->nactive < (int)(sizeof e->active / sizeof e->active[0]))
+		e->active[e->nactive++] = c;
+}
+
+static void stop_all(struct exp_env *e)
+{
+	for (int i = 0; i < e->nactive; i++) {
+		struct child *c = e->active[i];
+		if (!c->running)
+			continue;
+		if (!strcmp(c->name, "fluid")) {
+			child_close_stdin(c);
+			child_kill(c, SIGTERM);
+		} else {
+			child_kill(c, SIGKILL);
+		}
+	}
+}
+
+static void on_signal(uv_signal_t *h, int sig)
+{
+	struct exp_env *e = h->data;
+	(void)sig;
+	e->interrupted = 1;
+	stop_all(e);
+}
+
+static int find_helper(const char *name, char *out, size_t len)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0)
+		return -errno;
+	self[n] = '\0';
+	char *slash = strrchr(self, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = '\0';
+	/* the build tree keeps helpers next to displace; an install, in libexec */
+	int w = snprintf(out, len, "%s/%s", self, name);
+	if (w > 0 && (size_t)w < len && access(out, X_OK) == 0)
+		return 0;
+	w = snprintf(out, len, "%s/../libexec/displace/%s", self, name);
+	if (w > 0 && (size_t)w < len && access(out, X_OK) == 0)
+		return 0;
+	return -ENOENT;
+}
+
+int exp_env_init(struct exp_env *e, char *err, size_t errlen)
+{
+	memset(e, 0, sizeof *e);
+	e->coordinator_cpu = -1;
+	if (find_helper("fluid", e->fluid_path, sizeof e->fluid_path) ||
+	    find_helper("put", e->put_path, sizeof e->put_path)) {
+		snprintf(err, errlen, "cannot find the helpers 'fluid' and 'put' next to displace or in "
+				      "../libexec/displace; rebuild with 'make' or reinstall");
+		return -ENOENT;
+	}
+	int rc = uv_loop_init(&e->loop);
+	if (rc) {
+		snprintf(err, errlen, "cannot start the event loop: %s", uv_strerror(rc));
+		return -ENOMEM;
+	}
+	uv_signal_init(&e->loop, &e->sigint);
+	uv_signal_init(&e->loop, &e->sigterm);
+	e->sigint.data = e->sigterm.data = e;
+	uv_signal_start(&e->sigint, on_signal, SIGINT);
+	uv_signal_start(&e->sigterm, on_signal, SIGTERM);
+	/* the signal watchers must not keep uv_run alive on their own */
+	uv_unref((uv_handle_t *)&e->sigint);
+	uv_unref((uv_handle_t *)&e->sigterm);
+	return 0;
+}
+
+void exp_env_fini(struct exp_env *e)
+{
+	uv_close((uv_handle_t *)&e->sigint, NULL);
+	uv_close((uv_handle_t *)&e->sigterm, NULL);
+	uv_run(&e->loop, UV_RUN_DEFAULT);
+	uv_loop_close(&e->loop);
+}
+
+int exp_pin_coordinator(struct exp_env *e, const struct cli_cpus *measured, const struct cli_cpus *online)
+{
+	int fallback = -1;
+	for (int i = 0; i < online->n; i++) {
+		int cpu = online->cpu[i];
+		if (cli_cpus_contains(measured, cpu))
+			continue;
+		int sibling = 0;
+		for (int k = 0; k < measured->n && !sibling; k++) {
+			struct cli_cpus sib;
+			context_cpu_siblings(measured->cpu[k], &sib);
+			sibling = cli_cpus_contains(&sib, cpu);
+		}
+		if (sibling) {
+			if (fallback < 0)
+				fallback = cpu;
+			continue;
+		}
+		fallback = cpu;
+		break;
+	}
+	if (fallback >= 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(fallback, &set);
+		if (sched_setaffinity(0, sizeof set, &set))
+			fallback = -1;
+	}
+	e->coordinator_cpu = fallback;
+	return fallback;
+}
+
+static void fluid_argv(const struct exp_env *e, const struct exp_fluid_opts *o, int cpu, uint64_t run_ns, char **argv,
+		       char bufs[][32])
+{
+	int k = 0;
+	argv[k++] = (char *)e->fluid_path;
+	argv[k++] = "--cpu";
+	snprintf(bufs[0], 32, "%d", cpu);
+	argv[k++] = bufs[0];
+	argv[k++] = "--sched";
+	argv[k++] = (char *)o->sched;
+	argv[k++] = "--chunk-loops";
+	snprintf(bufs[1], 32, "%" PRIu64, o->chunk_loops);
+	argv[k++] = bufs[1];
+	if (run_ns) {
+		argv[k++] = "--seconds";
+		snprintf(bufs[2], 32, "%" PRIu64 "ns", run_ns);
+		argv[k++] = bufs[2];
+	}
+	if (o->clock_res_ns > 1) {
+		argv[k++] = "--clock-resolution";
+		snprintf(bufs[3], 32, "%" PRIu64 "ns", o->clock_res_ns);
+		argv[k++] = bufs[3];
+		argv[k++] = "--clock-phase";
+		snprintf(bufs[4], 32, "%" PRIu64 "ns", o->clock_phase_ns);
+		argv[k++] = bufs[4];
+	}
+	argv[k] = NULL;
+}
+
+static int collect_fluid(struct child *c, struct fluid_report *r, char *err, size_t errlen)
+{
+	char st[64], line1[256], why[128];
+	if (c->exit_status != 0 || c->term_signal) {
+		child_status_text(c, st, sizeof st);
+		child_first_err_line(c, line1, sizeof line1);
+		snprintf(err, errlen, "the fluid failed (%s)%s%s", st, line1[0] ? ": " : "", line1);
+		return -ECHILD;
+	}
+	const char *line = child_last_line(&c->outb, "fluid ");
+	if (!line) {
+		snprintf(err, errlen, "the fluid wrote no report");
+		return -EBADMSG;
+	}
+	if (report_parse_fluid(line, r, why, sizeof why)) {
+		snprintf(err, errlen, "cannot parse the fluid's report: %s", why);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int exp_run_fluids(struct exp_env *e, const struct cli_cpus *cpus, const struct exp_fluid_opts *o, uint64_t run_ns,
+		   struct fluid_report *reports, char *err, size_t errlen)
+{
+	static struct child kids[EXP_MAX_CPUS];
+	int n = cpus->n < EXP_MAX_CPUS ? cpus->n : EXP_MAX_CPUS, rc = 0;
+	if (e->interrupted)
+		return -EINTR;
+	e->nactive = 0;
+	for (int i = 0; i < n; i++) {
+		char *argv[16], bufs[5][32];
+		fluid_argv(e, o, cpus->cpu[i], run_ns, argv, bufs);
+		int s = child_spawn(&e->loop, &kids[i], "fluid", argv, NULL, NULL);
+		if (s) {
+			snprintf(err, errlen, "cannot start the fluid '%s': %s", e->fluid_path, uv_strerror(s));
+			rc = -ENOEXEC;
+			n = i + 1;
+			break;
+		}
+		track(e, &kids[i]);
+	}
+	if (rc)
+		stop_all(e);
+	uv_run(&e->loop, UV_RUN_DEFAULT);
+	for (int i = 0; i < n && !rc && !e->interrupted; i++)
+		rc = collect_fluid(&kids[i], &reports[i], err, errlen);
+	for (int i = 0; i < n; i++)
+		child_release(&kids[i]);
+	uv_run(&e->loop, UV_RUN_DEFAULT);
+	e->nactive = 0;
+	return e->interrupted ? -EINTR : rc;
+}
+
+/* --- the co-run ------------------------------------------------------------ */
+
+struct corun {
+	struct exp_env *e;
+	const struct exp_corun_spec *s;
+	struct exp_corun_result *r;
+	struct child fluids[EXP_MAX_CPUS];
+	struct child put;
+	int nfluid;
+	uv_timer_t lead, limit;
+	int put_started, put_done, timed_out;
+	int spawn_err;
+	char *put_argv[64];
+};
+
+static void stop_fluids(struct corun *cr)
+{
+	for (int i = 0; i < cr->nfluid; i++) {
+		child_close_stdin(&cr->fluids[i]);
+		child_kill(&cr->fluids[i], SIGTERM);
+	}
+	uv_timer_stop(&cr->limit);
+}
+
+static void on_lead_out(uv_timer_t *t)
+{
+	stop_fluids(t->data);
+}
+
+static void on_put_done(struct child *c)
+{
+	struct corun *cr = c->data;
+	cr->put_done = 1;
+	cr->r->put_exit_ns = c->exit_ns;
+	if (cr->e->interrupted)
+		return;
+	uv_timer_start(&cr->lead, on_lead_out, cr->s->lead_out_ns / 1000000, 0);
+}
+
+static void on_lead_in(uv_timer_t *t)
+{
+	struct corun *cr = t->data;
+	if (cr->e->interrupted)
+		return;
+	cr->r->put_spawn_ns = dclock_raw_ns();
+	int rc = child_spawn(&cr->e->loop, &cr->put, "put", cr->put_argv, on_put_done, cr);
+	if (rc) {
+		cr->spawn_err = rc;
+		stop_fluids(cr);
+		return;
+	}
+	cr->put_started = 1;
+	track(cr->e, &cr->put);
+}
+
+static void on_limit(uv_timer_t *t)
+{
+	struct corun *cr = t->data;
+	cr->timed_out = 1;
+	child_kill(&cr->put, SIGKILL);
+	stop_fluids(cr);
+}
+
+int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_corun_result *r, char *err, size_t errlen)
+{
+	static struct corun cr;
+	int rc = 0;
+	memset(&cr, 0, sizeof cr);
+	memset(r, 0, sizeof *r);
+	if (e->interrupted)
+		return -EINTR;
+	cr.e = e;
+	cr.s = s;
+	cr.r = r;
+	int k = 0;
+	cr.put_argv[k++] = e->put_path;
+	for (int i = 1; s->put_argv[i] && k < 63; i++)
+		cr.put_argv[k++] = s->put_argv[i];
+	cr.put_argv[k] = NULL;
+
+	e->nactive = 0;
+	r->have_stat = procfs_read_stat(&r->stat0) == 0;
+	r->have_sirq = procfs_read_softirqs(&r->sirq0) == 0;
+	cr.nfluid = s->cpus->n < EXP_MAX_CPUS ? s->cpus->n : EXP_MAX_CPUS;
+	for (int i = 0; i < cr.nfluid; i++) {
+		char *argv[16], bufs[5][32];
+		fluid_argv(e, &s->fluid, s->cpus->cpu[i], 0, argv, bufs);
+		int sp = child_spawn(&e->loop, &cr.fluids[i], "fluid", argv, NULL, &cr);
+		if (sp) {
+			snprintf(err, errlen, "cannot start the fluid '%s': %s", e->fluid_path, uv_strerror(sp));
+			cr.nfluid = i + 1;
+			rc = -ENOEXEC;
+			break;
+		}
+		track(e, &cr.fluids[i]);
+	}
+	uv_timer_init(&e->loop, &cr.lead);
+	uv_timer_init(&e->loop, &cr.limit);
+	cr.lead.data = cr.limit.data = &cr;
+	if (rc) {
+		stop_fluids(&cr);
+	} else {
+		uv_timer_start(&cr.lead, on_lead_in, s->lead_in_ns / 1000000, 0);
+		if (s->max_ns)
+			uv_timer_start(&cr.limit, on_limit, (s->lead_in_ns + s->max_ns) / 1000000, 0);
+	}
+	uv_run(&e->loop, UV_RUN_DEFAULT);
+	r->have_stat = r->have_stat && procfs_read_stat(&r->stat1) == 0;
+	r->have_sirq = r->have_sirq && procfs_read_softirqs(&r->sirq1) == 0;
+
+	if (!rc && e->interrupted)
+		rc = -EINTR;
+	if (!rc && cr.spawn_err) {
+		snprintf(err, errlen, "cannot start put '%s': %s", e->put_path, uv_strerror(cr.spawn_err));
+		rc = -ENOEXEC;
+	}
+	if (!rc && cr.timed_out) {
+		snprintf(err, errlen, "the process under test ran longer than the time limit of %.1f s; it was stopped",
+			 (double)s->max_ns / 1e9);
+		rc = -ETIMEDOUT;
+	}
+	if (!rc && cr.put_started) {
+		struct child *p = &cr.put;
+		r->put_exit = p->term_signal ? 128 + p->term_signal : (int)p->exit_status;
+		if (r->put_exit) {
+			child_first_err_line(p, r->put_error, sizeof r->put_error);
+			char st[64];
+			child_status_text(p, st, sizeof st);
+			snprintf(err, errlen, "the process under test failed (%s)%s%s", st, r->put_error[0] ? ": " : "",
+				 r->put_error);
+			rc = -ECHILD;
+		} else {
+			char why[128];
+			const char *line = child_last_line(&p->outb, "put ");
+			if (!line || report_parse_put(line, &r->put, why, sizeof why)) {
+				snprintf(err, errlen, "cannot parse put's report: %s", line ? why : "no report");
+				rc = -EBADMSG;
+			}
+		}
+	}
+	r->nfluid = cr.nfluid;
+	for (int i = 0; i < cr.nfluid && !rc; i++)
+		rc = collect_fluid(&cr.fluids[i], &r->fluid[i], err, errlen);
+	for (int i = 0; i < cr.nfluid; i++)
+		child_release(&cr.fluids[i]);
+	if (cr.put_started)
+		child_release(&cr.put);
+	uv_close((uv_handle_t *)&cr.lead, NULL);
+	uv_close((uv_handle_t *)&cr.limit, NULL);
+	uv_run(&e->loop, UV_RUN_DEFAULT);
+	e->nactive = 0;
+	return rc;
+}

@@ -1,0 +1,84 @@
+/* experiment.h - one run: fluids alone (calibration) or beside the PUT (co-run) */
+#ifndef EXPERIMENT_H
+#define EXPERIMENT_H
+
+#include "calib/procfs.h"
+#include "calib/report.h"
+#include "coordinator/cli.h"
+#include "coordinator/spawn.h"
+
+#include <limits.h>
+#include <uv.h>
+
+#define EXP_MAX_CPUS 64
+
+struct exp_env {
+	uv_loop_t loop;
+	char fluid_path[PATH_MAX];
+	char put_path[PATH_MAX];
+	uv_signal_t sigint, sigterm;
+	int interrupted;        /* SIGINT or SIGTERM arrived: stop everything */
+	struct child *active[EXP_MAX_CPUS + 4];
+	int nactive;
+	int coordinator_cpu;    /* where the coordinator pinned itself, -1 if not */
+};
+
+struct exp_fluid_opts {
+	const char *sched;      /* idle, nice, normal */
+	uint64_t chunk_loops;
+	uint64_t clock_res_ns;  /* simulated slow clock; 0 = off */
+	uint64_t clock_phase_ns;
+};
+
+/*
+ * exp_env_init - find the helpers (next to displace, or in
+ * ../libexec/displace), set up the loop and SIGINT/SIGTERM handling.
+ * -ENOENT with a message if a helper is missing.
+ */
+int exp_env_init(struct exp_env *e, char *err, size_t errlen);
+/* exp_env_fini - close the loop */
+void exp_env_fini(struct exp_env *e);
+/*
+ * exp_pin_coordinator - pin the coordinator to an online CPU that is not
+ * measured and not an SMT sibling of one, if there is such a CPU. Returns
+ * that CPU or -1.
+ */
+int exp_pin_coordinator(struct exp_env *e, const struct cli_cpus *measured, const struct cli_cpus *online);
+
+/*
+ * exp_run_fluids - run one fluid per CPU in cpus, together and alone, for
+ * run_ns; reports[i] is CPU cpus->cpu[i]'s. 0, -EINTR if interrupted, or
+ * -errno with a message in err.
+ */
+int exp_run_fluids(struct exp_env *e, const struct cli_cpus *cpus, const struct exp_fluid_opts *o, uint64_t run_ns,
+		   struct fluid_report *reports, char *err, size_t errlen);
+
+struct exp_corun_spec {
+	const struct cli_cpus *cpus; /* one fluid each; the PUT runs on its own --cpu */
+	struct exp_fluid_opts fluid;
+	char *const *put_argv;       /* put's argv, NULL-terminated, argv[0] ignored */
+	uint64_t lead_in_ns, lead_out_ns;
+	uint64_t max_ns;             /* the PUT is killed after this long */
+};
+
+struct exp_corun_result {
+	int nfluid;
+	struct fluid_report fluid[EXP_MAX_CPUS];
+	struct put_report put;
+	struct procfs_stat stat0, stat1;
+	struct procfs_softirqs sirq0, sirq1;
+	int have_stat, have_sirq;
+	uint64_t put_spawn_ns, put_exit_ns; /* CLOCK_MONOTONIC_RAW */
+	int put_exit;                       /* put's exit status (or 128 + signal) */
+	char put_error[512];                /* put's first stderr line, if it failed */
+};
+
+/*
+ * exp_corun - step 2: start the fluids, wait the lead-in, run put, wait the
+ * lead-out, stop the fluids; /proc/stat and /proc/softirqs around it all.
+ * 0; -EINTR if interrupted; -ECHILD if put failed (r->put_exit and
+ * r->put_error say how); -ETIMEDOUT; or -errno with a message in err.
+ */
+int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_corun_result *r, char *err, size_t errlen);
+
+#endif
