@@ -14,7 +14,9 @@ struct command {
 static const struct command commands[] = {
 	
 	{ "calibrate", cmd_calibrate, "step 1: time the fluid alone, judge the host, save tau_F" },
+	{ "measure", cmd_measure, "step 2: the CPU cost of one operation of a workload" },
 	{ "clock", cmd_clock, "clock resolution, smallest step and read cost" },
+	{ "workloads", cmd_workloads, "list the workloads and their options" },
 };
 
 static void usage(FILE *f)

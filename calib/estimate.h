@@ -1,0 +1,78 @@
+/*
+ * estimate.h - the displacement estimators and the error budget.
+ *
+ * Woodside, Courtois and Schramm (1997):
+ *   tau_F   = T_F(1) / L_F(1)                 step 1, the fluid alone
+ *   T_PUT   = T_F(2) - L_F(2) tau_F           step 2, the fluid beside the PUT
+ *   tau_PUT = T_PUT / L_PUT(2)
+ * Two estimators of the fluid's speed during step 2 are kept side by side:
+ *   classic       tau_F from the calibrations just before and just after;
+ *   drift-robust  the fluid's undisturbed speed measured *during* step 2
+ *                 from its chunk timings (tau0), times the share of
+ *                 background work per loop seen in the calibrations:
+ *                 tau_F' = tau0(2) (1 + g),  g = (T_F(1) - L_F(1) tau0(1)) / (L_F(1) tau0(1)).
+ * See docs/estimators.md for the error terms.
+ */
+#ifndef ESTIMATE_H
+#define ESTIMATE_H
+
+#include "calib/report.h"
+#include "calib/stats.h"
+
+#include <stddef.h>
+
+/* What one calibration (the fluid alone) says about one CPU. */
+struct est_cal {
+	double tau_ns;          /* T/L */
+	double tau0_ns;         /* undisturbed, from ok chunks */
+	double g;               /* background per loop, relative to tau0 */
+	double post_rate;       /* post-gap extra time per ns of wall time */
+	double wall_ns;
+};
+
+/* est_cal_from - summarise a calibration report. -EINVAL if it has no loops */
+int est_cal_from(const struct fluid_report *r, struct est_cal *c);
+
+/* One CPU's fluid during one co-run, with the calibrations around it. */
+struct est_cpu {
+	double t2_ns, l2;        /* T_F(2), L_F(2) */
+	double tau_f_ns;         /* classic: mean of before and after */
+	double tau_f_robust_ns;  /* drift-robust: tau0(2) (1 + g) */
+	double tau0_2_ns;
+	double t_put_ns;         /* classic displacement */
+	double t_put_robust_ns;  /* drift-robust displacement */
+	double drift_ns;         /* |after - before| / 2 * L_F(2): what the bracket can be off by */
+	double calib_ns;         /* tau_F uncertainty * L_F(2) */
+	double cache_ns;         /* post-gap extra beyond the calibrations' rate */
+};
+
+/*
+ * est_cpu_from - displacement on one CPU from the co-run report and the
+ * calibrations just before and after. tau_sd_ns is the sd of a single
+ * calibration's tau_F (from all calibrations so far, 0 if unknown).
+ */
+int est_cpu_from(const struct fluid_report *corun, const struct est_cal *before, const struct est_cal *after,
+		 double tau_sd_ns, struct est_cpu *e);
+
+/*
+ * est_res_ns - Woodside's clock-resolution error on T_PUT for one run:
+ * Delta (1 + L_F(2)/L_F(1)) / 2, in ns (divide by L_PUT for per op).
+ */
+double est_res_ns(double delta_ns, double lf2, double lf1);
+
+/*
+ * A pair of runs of the same configuration with L and L/4 operations (or a
+ * null run): the slope is a start-free cost per op, the intercept S is the
+ * start and stop cost (Woodside e_start).
+ */
+struct est_pair {
+	double tau_ns;   /* (T(L) - T(l)) / (L - l) */
+	double s_ns;     /* T(l) - l tau */
+};
+/* est_pair_from - slope and intercept from two runs; -EINVAL if the op counts are equal */
+int est_pair_from(double t_big, double l_big, double t_small, double l_small, struct est_pair *p);
+
+/* Paired percentage difference of another source from displacement: 100 (x - d) / d. */
+double est_pct_diff(double x, double d);
+
+#endif

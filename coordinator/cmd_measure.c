@@ -1,0 +1,210 @@
+/*
+ * cmd_measure.c - displace measure: Woodside step 2 for one configuration.
+ * The fluid runs beside the process under test; the time it loses is the
+ * PUT's CPU time. Runs alternate L and L/4 operations, each bracketed by
+ * calibrations; the slope is the cost per operation.
+ */
+#include "coordinator/displace.h"
+#include "coordinator/jsonout.h"
+#include "coordinator/mreport.h"
+#include "coordinator/mrun.h"
+#include "coordinator/msg.h"
+#include "fluid/dclock.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_REPS 16
+
+static void usage(FILE *f)
+{
+	fputs("usage: displace measure WORKLOAD [workload options] [options] [-- CMD ARGS]\n"
+	      "\n"
+	      "Step 2 of the displacement method: a fluid runs beside the process under\n"
+	      "test (PUT) on the measured CPU, and the time it loses is the PUT's CPU\n"
+	      "time, interrupts and softirqs included. Runs alternate L and L/4\n"
+	      "operations (a null run when L < 4), each bracketed by calibrations of the\n"
+	      "fluid; the slope of T_PUT against L is the cost per operation and the\n"
+	      "intercept the start-up cost. Beside it stand the OS's own figures\n"
+	      "(getrusage, perf task-clock, schedstat, /proc/stat) with their paired %\n"
+	      "difference, and an error budget.\n"
+	      "\n"
+	      "Workloads (see 'displace workloads'):\n",
+	      f);
+	for (size_t i = 0; put_workloads[i]; i++) {
+		const struct put_workload *w = put_workloads[i];
+		fprintf(f, "  %s %s\n      %s\n%s", w->name, w->usage, w->summary, w->help);
+	}
+	fputs("\n", f);
+	fputs(mopts_help_placement, f);
+	fputs("\n", f);
+	fputs(mopts_help_measurement, f);
+	fputs("\n", f);
+	fputs(mopts_help_output, f);
+	fputs("\n"
+	      "Examples:\n"
+	      "  displace measure spin --us 200\n"
+	      "  displace measure exec --ops 20 -- /bin/true\n"
+	      "  displace measure spin --us 50 --precision 0.5% --json\n"
+	      "\n"
+	      "Exit status: 0 done, 1 the experiment failed or was interrupted, 2 usage\n"
+	      "error, 3 a missing resource (command, peer, helper), 4 workload not\n"
+	      "available in this build, 5 untrustworthy result under --strict.\n",
+	      f);
+}
+
+struct out {
+	struct csvout csv;
+	int have_csv;
+};
+
+static int run_loop(struct mrun *r, struct meas_series *s, struct out *o, int *precision_met)
+{
+	unsigned reps = r->m.reps ? r->m.reps : DEFAULT_REPS;
+	if (r->m.fit && reps % 2)
+		reps++; /* whole pairs */
+	uint64_t deadline = r->start_ns + r->m.max_time_ns;
+	struct msg_progress prog;
+	msg_progress_start(&prog, "measuring", r->m.precision ? 0 : reps);
+	*precision_met = 0;
+	for (unsigned i = 0;; i++) {
+		if (!r->m.precision && i >= reps)
+			break;
+		uint64_t ops = r->m.fit && i % 2 ? meas_small_ops(s->ops) : s->ops;
+		int rc = meas_run(&r->mc, s, ops);
+		if (rc) {
+			msg_progress_end(&prog);
+			return rc;
+		}
+		if (i == 0)
+			mrun_drift_note(r);
+		if (o->have_csv && mreport_csv_run(&o->csv, "measure", &r->mc, s, s->nruns - 1))
+			msg_warn("cannot write to '%s'", o->csv.path);
+		msg_progress_update(&prog, i + 1);
+		int pair_done = !r->m.fit || i % 2 == 1;
+		if (r->m.precision && pair_done && s->nruns >= (r->m.fit ? 6u : 3u)) {
+			struct meas_summary sum;
+			meas_summarize(&r->mc, s, &sum);
+			if (sum.n >= 3 && sum.tau.ci_half <= r->m.precision * fabs(sum.tau.mean)) {
+				*precision_met = 1;
+				break;
+			}
+		}
+		if (pair_done && dclock_raw_ns() >= deadline) {
+			if (!r->m.precision)
+				msg_warn("--max-time ran out after %zu runs", s->nruns);
+			break;
+		}
+	}
+	msg_progress_end(&prog);
+	return 0;
+}
+
+int cmd_measure(int argc, char **argv)
+{
+	struct mrun r;
+	memset(&r, 0, sizeof r);
+	r.m.cmd = "measure";
+	int st = mopts_parse(argc, argv, &r.m, NULL, NULL, NULL);
+	if (st)
+		return st;
+	if (r.m.help) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if ((st = mrun_check_workload(&r, r.m.wargs, r.m.nwargs)))
+		return st;
+	if (r.m.reps && r.m.precision)
+		return msg_usage("measure", "--reps and --precision exclude each other");
+	if (r.m.reps == 1 && r.m.fit)
+		return msg_usage("measure", "--reps 1 cannot fit a line; use at least 2, or --no-fit");
+
+	struct out o = { 0 };
+	if (r.m.csv) {
+		int rc = csvout_open(&o.csv, r.m.csv, MREPORT_CSV_HEADER);
+		if (rc == -EEXIST) {
+			msg_error("'%s' has another header; give a new file to --csv", r.m.csv);
+			return EXIT_RESOURCE;
+		}
+		if (rc) {
+			msg_error("cannot open '%s': %s", r.m.csv, strerror(-rc));
+			return EXIT_RESOURCE;
+		}
+		o.have_csv = 1;
+	}
+	if ((st = mrun_setup(&r))) {
+		csvout_close(&o.csv);
+		return st;
+	}
+	struct meas_series s;
+	mrun_series_init(&s, r.m.wargs, r.m.nwargs, r.m.workload);
+	int rc = 0, met = 0;
+	if ((st = mrun_choose_ops(&r, &s)))
+		goto out;
+	if (!r.m.fit || s.ops >= 4)
+		msg_info("%s: %" PRIu64 " ops per run%s", r.m.workload, s.ops, r.m.fit ? ", alternating with a quarter" : "");
+	else
+		msg_info("%s: %" PRIu64 " ops per run, alternating with null runs (start-up only)", r.m.workload, s.ops);
+	rc = run_loop(&r, &s, &o, &met);
+	if (rc) {
+		st = mrun_fail(&r, rc);
+		goto out;
+	}
+	struct meas_summary sum;
+	meas_summarize(&r.mc, &s, &sum);
+	if (o.have_csv)
+		mreport_csv_summary(&o.csv, "measure", &r.mc, &s, &sum);
+
+	int untrusted = 0;
+	if (sum.n < 2) {
+		msg_warn("only %zu estimate%s: no confidence interval; add --reps", sum.n, sum.n == 1 ? "" : "s");
+		untrusted = 1;
+	}
+	if (sum.outliers) {
+		msg_warn("%zu of %zu %s were outliers and were left out: something else ran during them; measure on a "
+			 "quiet host or add --reps",
+			 sum.outliers, sum.n + sum.outliers, sum.fitted ? "pairs" : "runs");
+		untrusted = 1;
+	}
+	if (r.m.precision && !met) {
+		msg_warn("the CI did not reach ±%.2f%% before --max-time (reached ±%.2f%%)", 100 * r.m.precision,
+			 100 * sum.tau.ci_half / fabs(sum.tau.mean));
+		untrusted = 1;
+	}
+	if (sum.cmd_status > 0)
+		msg_warn("the command exited with status %d in some runs", sum.cmd_status);
+	if (isfinite(sum.tau.mean) && sum.tau.mean <= 0) {
+		msg_warn("the displacement is not positive: the operation is cheaper than the noise; raise --ops or "
+			 "--run-time");
+		untrusted = 1;
+	}
+
+	if (r.m.json) {
+		json_t *j = mreport_json(&sum, &r.mc, &s);
+		json_object_set_new(j, "context", context_json(&r.ctx));
+		if (r.m.precision) {
+			json_object_set_new(j, "precision_target", json_real(r.m.precision));
+			json_object_set_new(j, "precision_met", json_boolean(met));
+		}
+		jout_print(j);
+	} else {
+		char args[512], cpus[128];
+		mreport_args_text(&s, args, sizeof args);
+		cli_format_cpulist(&r.mc.o.cpus, cpus, sizeof cpus);
+		printf("displace measure %s %s\n", r.m.workload, args);
+		printf("  CPU %d, fluid (%s) on CPU %s; %" PRIu64 " ops per run, %zu runs%s\n", r.m.cpu,
+		       r.mc.o.fluid.sched, cpus, s.ops, s.nruns, r.m.precision ? (met ? ", precision reached" : ", precision NOT reached") : "");
+		mreport_print(stdout, &sum, &r.mc, &r.ctx);
+	}
+	if (r.m.strict && untrusted)
+		st = EXIT_UNTRUSTED;
+out:
+	csvout_close(&o.csv);
+	meas_series_free(&s);
+	mrun_finish(&r);
+	return st;
+}

@@ -1,0 +1,24 @@
+/* csvout.h - result CSV files: a stable header, rows appended and flushed one by one */
+#ifndef CSVOUT_H
+#define CSVOUT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct csvout {
+	FILE *f;
+	char path[4096];
+};
+
+/*
+ * csvout_open - open path for appending. A new or empty file gets header;
+ * an existing file must already have the same header (-EEXIST if not, so
+ * rows of another kind are never mixed in). 0 or -errno.
+ */
+int csvout_open(struct csvout *c, const char *path, const char *header);
+/* csvout_row - one row through libcsv, flushed at once. 0 or -errno */
+int csvout_row(struct csvout *c, const char *const *fields, size_t n);
+/* csvout_close - close the file (safe on an unopened csvout) */
+void csvout_close(struct csvout *c);
+
+#endif

@@ -1,0 +1,255 @@
+/* mopts.c - the options measure, sweep and predict share */
+#include "coordinator/mopts.h"
+#include "coordinator/displace.h"
+#include "coordinator/msg.h"
+
+#include <string.h>
+
+const char mopts_help_placement[] =
+	"Placement:\n"
+	"  --cpu N              the measured CPU: the PUT and its fluid run there\n"
+	"                       (default 0)\n"
+	"  --cpus LIST          one fluid on each of these CPUs (must include --cpu);\n"
+	"                       each CPU's displacement is shown and the total is the\n"
+	"                       cost (default: just --cpu)\n"
+	"  --fluid-sched CLASS  idle (SCHED_IDLE), nice (nice 19) or normal\n"
+	"                       (default idle)\n";
+
+const char mopts_help_measurement[] =
+	"Measurement:\n"
+	"  --ops L              operations per run (default: chosen from a pilot run so\n"
+	"                       that one run lasts about --run-time; exec: 1)\n"
+	"  --reps R             runs (default 16: 8 pairs of L and L/4)\n"
+	"  --precision P%       instead of --reps, add pairs until the 95% CI is within\n"
+	"                       P of the mean, or --max-time runs out\n"
+	"  --max-time T         stop adding runs after T (default 10m); also the limit\n"
+	"                       of one run is 10 x its expected length, at least 60 s\n"
+	"  --run-time T         target length of one L run (default 500ms)\n"
+	"  --no-fit             one op count per run; tau = T_PUT / L, start-up included\n"
+	"  --calib-time T       each bracketing calibration (default 200ms)\n"
+	"  --lead-in T, --lead-out T  the fluid alone before and after the PUT\n"
+	"                       (default 5ms each: the fluid's speed is least certain\n"
+	"                       there, so they are kept short)\n"
+	"  --chunk-loops N      fluid loops per timed chunk (default 1000)\n"
+	"  --clock-resolution D quantise every timestamp (fluid, put) to a simulated\n"
+	"                       clock of resolution D with a random phase, e.g. 1ms\n"
+	"  --calibration FILE   the calibration store to compare with (see calibrate)\n";
+
+const char mopts_help_output[] =
+	"Output:\n"
+	"  --csv FILE           append one row per run and a summary row (header in\n"
+	"                       README.md); rows are flushed as they are measured\n"
+	"  --json               print JSON instead of the human report\n"
+	"  --quiet              no progress or notes on stderr (warnings stay)\n"
+	"  --strict             exit 5 if the result is untrustworthy (CI not reached,\n"
+	"                       outliers, noisy host)\n"
+	"  -h, --help           this help\n";
+
+enum {
+	O_CPU = 1000, O_CPUS, O_PEER_CPU, O_PEER, O_SCHED, O_OPS, O_REPS, O_PRECISION, O_MAX_TIME, O_RUN_TIME,
+	O_NO_FIT, O_CAL, O_LEAD_IN, O_LEAD_OUT, O_CHUNK, O_CLOCK_RES, O_CSV, O_PLOT, O_STORE, O_JSON, O_QUIET,
+	O_STRICT,
+};
+
+static const struct mopts_extra common[] = {
+	{ "cpu", 1, O_CPU },
+	{ "cpus", 1, O_CPUS },
+	{ "peer-cpu", 1, O_PEER_CPU },
+	{ "peer", 1, O_PEER },
+	{ "fluid-sched", 1, O_SCHED },
+	{ "ops", 1, O_OPS },
+	{ "reps", 1, O_REPS },
+	{ "precision", 1, O_PRECISION },
+	{ "max-time", 1, O_MAX_TIME },
+	{ "run-time", 1, O_RUN_TIME },
+	{ "no-fit", 0, O_NO_FIT },
+	{ "calib-time", 1, O_CAL },
+	{ "lead-in", 1, O_LEAD_IN },
+	{ "lead-out", 1, O_LEAD_OUT },
+	{ "chunk-loops", 1, O_CHUNK },
+	{ "clock-resolution", 1, O_CLOCK_RES },
+	{ "csv", 1, O_CSV },
+	{ "plot", 1, O_PLOT },
+	{ "calibration", 1, O_STORE },
+	{ "json", 0, O_JSON },
+	{ "quiet", 0, O_QUIET },
+	{ "strict", 0, O_STRICT },
+	{ NULL, 0, 0 },
+};
+
+static int common_opt(struct mopts *m, int id, const char *v)
+{
+	uint64_t u;
+	switch (id) {
+	case O_CPU:
+		return cli_parse_int(v, 0, CLI_MAX_CPUS - 1, &m->cpu);
+	case O_CPUS:
+		m->cpus_arg = v;
+		return 0;
+	case O_PEER_CPU:
+		m->peer_cpu_arg = v;
+		return 0;
+	case O_PEER:
+		m->peer_arg = v;
+		return 0;
+	case O_SCHED:
+		return fluid_sched_parse(v, &m->sched);
+	case O_OPS:
+		return cli_parse_u64(v, 1, UINT64_MAX / 8, &m->ops);
+	case O_REPS:
+		if (cli_parse_u64(v, 1, 100000, &u))
+			return -1;
+		m->reps = (unsigned)u;
+		return 0;
+	case O_PRECISION:
+		return cli_parse_percent(v, &m->precision);
+	case O_MAX_TIME:
+		return cli_parse_duration_ns(v, &m->max_time_ns) || m->max_time_ns == 0 ? -1 : 0;
+	case O_RUN_TIME:
+		return cli_parse_duration_ns(v, &m->run_ns) || m->run_ns < 1000000 ? -1 : 0;
+	case O_NO_FIT:
+		m->fit = 0;
+		return 0;
+	case O_CAL:
+		return cli_parse_duration_ns(v, &m->cal_ns) || m->cal_ns < 10000000 ? -1 : 0;
+	case O_LEAD_IN:
+		return cli_parse_duration_ns(v, &m->lead_in_ns) || m->lead_in_ns < 1000000 ? -1 : 0;
+	case O_LEAD_OUT:
+		return cli_parse_duration_ns(v, &m->lead_out_ns) || m->lead_out_ns < 1000000 ? -1 : 0;
+	case O_CHUNK:
+		return cli_parse_u64(v, 1, 1000000000, &m->chunk_loops);
+	case O_CLOCK_RES:
+		return cli_parse_duration_ns(v, &m->clock_res_ns) || m->clock_res_ns == 0 ? -1 : 0;
+	case O_CSV:
+		m->csv = v;
+		return 0;
+	case O_PLOT:
+		m->plot = v;
+		return 0;
+	case O_STORE:
+		m->store = v;
+		return 0;
+	case O_JSON:
+		m->json = 1;
+		return 0;
+	case O_QUIET:
+		m->quiet = 1;
+		msg_set_quiet(true);
+		return 0;
+	case O_STRICT:
+		m->strict = 1;
+		return 0;
+	}
+	return -1;
+}
+
+static const struct mopts_extra *lookup(const struct mopts_extra *t, const char *name, size_t len)
+{
+	for (; t && t->name; t++)
+		if (strlen(t->name) == len && !strncmp(t->name, name, len))
+			return t;
+	return NULL;
+}
+
+static const char *hint(int id)
+{
+	switch (id) {
+	case O_CPU:
+		return " (a CPU number)";
+	case O_SCHED:
+		return " (idle, nice or normal)";
+	case O_OPS:
+		return " (a positive integer)";
+	case O_REPS:
+		return " (1 to 100000)";
+	case O_PRECISION:
+		return " (a percentage above 0 and below 100, e.g. 1%)";
+	case O_MAX_TIME:
+	case O_RUN_TIME:
+	case O_CAL:
+	case O_LEAD_IN:
+	case O_LEAD_OUT:
+	case O_CLOCK_RES:
+		return " (a positive duration, e.g. 500ms)";
+	default:
+		return "";
+	}
+}
+
+int mopts_parse(int argc, char **argv, struct mopts *m, const struct mopts_extra *extra,
+		int (*on_extra)(int id, const char *val, void *ctx, char *err, size_t errlen), void *ctx)
+{
+	const char *cmd = m->cmd;
+	memset(m, 0, sizeof *m);
+	m->cmd = cmd;
+	m->cpu = 0;
+	m->sched = FLUID_SCHED_IDLE;
+	m->fit = 1;
+	m->max_time_ns = 600000000000ull;
+	m->cal_ns = 200000000;
+	m->lead_in_ns = 5000000;
+	m->lead_out_ns = 5000000;
+	m->run_ns = 500000000;
+	m->chunk_loops = FLUID_DEFAULT_CHUNK_LOOPS;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			if (!m->workload)
+				return msg_usage(cmd, "'--' before the workload name");
+			for (; i < argc; i++)
+				if (m->nwargs < MOPTS_MAX_WARGS)
+					m->wargs[m->nwargs++] = argv[i];
+			break;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			m->help = 1;
+			return 0;
+		}
+		if (!strncmp(a, "--", 2)) {
+			const char *name = a + 2, *eq = strchr(name, '=');
+			size_t len = eq ? (size_t)(eq - name) : strlen(name);
+			const struct mopts_extra *o = lookup(common, name, len);
+			const struct mopts_extra *x = o ? NULL : lookup(extra, name, len);
+			if (!o && !x) {
+				if (!m->workload)
+					return msg_usage(cmd, "unknown option '%s'", a);
+				if (m->nwargs < MOPTS_MAX_WARGS)
+					m->wargs[m->nwargs++] = argv[i];
+				continue;
+			}
+			const struct mopts_extra *t = o ? o : x;
+			const char *val = NULL;
+			if (t->has_arg) {
+				if (eq)
+					val = eq + 1;
+				else if (i + 1 < argc)
+					val = argv[++i];
+				else
+					return msg_usage(cmd, "option '--%s' needs a value", t->name);
+			} else if (eq) {
+				return msg_usage(cmd, "option '--%s' takes no value", t->name);
+			}
+			if (o) {
+				if (common_opt(m, o->id, val))
+					return msg_usage(cmd, "invalid value '%s' for --%s%s", val, o->name, hint(o->id));
+			} else {
+				char err[256] = "";
+				if (on_extra(x->id, val, ctx, err, sizeof err))
+					return msg_usage(cmd, "%s", err[0] ? err : "invalid option value");
+			}
+			continue;
+		}
+		if (a[0] == '-' && a[1] && !m->workload)
+			return msg_usage(cmd, "unknown option '%s'", a);
+		if (!m->workload) {
+			m->workload = a;
+			m->wargs[m->nwargs++] = argv[i];
+		} else if (m->nwargs < MOPTS_MAX_WARGS) {
+			m->wargs[m->nwargs++] = argv[i];
+		}
+	}
+	if (m->nwargs >= MOPTS_MAX_WARGS)
+		return msg_usage(cmd, "too many workload arguments (at most %d)", MOPTS_MAX_WARGS - 1);
+	return 0;
+}

@@ -1,0 +1,65 @@
+/*
+ * mopts.h - the options measure, sweep and predict share, and the split of
+ * a command line into displace's options and the workload's.
+ *
+ * Everything before the workload name must be a displace option. After it,
+ * options displace knows are its own; anything else (and everything after
+ * "--") goes to the workload.
+ */
+#ifndef MOPTS_H
+#define MOPTS_H
+
+#include "coordinator/cli.h"
+#include "fluid/fluid_args.h"
+
+#include <stdint.h>
+
+#define MOPTS_MAX_WARGS 64
+
+struct mopts {
+	const char *cmd;            /* "measure", "sweep", "predict": for messages */
+	const char *workload;
+	char *wargs[MOPTS_MAX_WARGS];
+	int nwargs;
+	int cpu;                    /* the PUT's CPU */
+	const char *cpus_arg;       /* fluid CPUs; NULL: just cpu */
+	const char *peer_cpu_arg;   /* NULL: automatic */
+	const char *peer_arg;       /* --peer: an external peer */
+	enum fluid_sched sched;
+	uint64_t ops;               /* 0: automatic */
+	unsigned reps;              /* runs; 0: the default */
+	double precision;           /* 0: off; else the CI half-width wanted, as a fraction */
+	uint64_t max_time_ns;
+	uint64_t cal_ns, lead_in_ns, lead_out_ns;
+	uint64_t run_ns;            /* target length of one L run when ops is automatic */
+	uint64_t chunk_loops;
+	int fit;
+	uint64_t clock_res_ns;      /* --clock-resolution */
+	const char *csv;
+	const char *plot;
+	const char *store;
+	int json, quiet, strict;
+	int help;
+};
+
+/* An extra option of one command: id is returned to the handler. */
+struct mopts_extra {
+	const char *name;
+	int has_arg;
+	int id;
+};
+
+/*
+ * mopts_parse - defaults, then argv. For an extra option, on_extra(id,
+ * value, ctx) returns 0 or a usage message in err. Returns 0, or
+ * EXIT_USAGE after printing the message.
+ */
+int mopts_parse(int argc, char **argv, struct mopts *m, const struct mopts_extra *extra,
+		int (*on_extra)(int id, const char *val, void *ctx, char *err, size_t errlen), void *ctx);
+
+/* mopts_help - the shared options' help text */
+extern const char mopts_help_placement[];
+extern const char mopts_help_measurement[];
+extern const char mopts_help_output[];
+
+#endif

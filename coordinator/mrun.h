@@ -1,0 +1,52 @@
+/*
+ * mrun.h - what measure, sweep and predict do before and around their
+ * runs: check the workload, place the processes, choose L, talk to the
+ * calibration store, and turn failures into messages and exit codes.
+ */
+#ifndef MRUN_H
+#define MRUN_H
+
+#include "coordinator/context.h"
+#include "coordinator/measure.h"
+#include "coordinator/mopts.h"
+#include "put/put.h"
+
+struct mrun {
+	struct mopts m;
+	struct context ctx;
+	const struct put_workload *w;
+	struct exp_env *env;
+	struct meas_ctx mc;
+	uint64_t start_ns;
+	double stored_tau_f_ns;   /* from the calibration store, 0 if none */
+	char stored_date[32];
+};
+
+/*
+ * mrun_check_workload - the workload exists, is available, and its
+ * options parse (with put's own parser); exec's command can be found.
+ * Returns 0 or the exit status after printing the message.
+ */
+int mrun_check_workload(struct mrun *r, char **wargs, int nwargs);
+/*
+ * mrun_setup - context, CPUs, helpers, coordinator placement, the store
+ * check and the measurement options. Returns 0 or an exit status.
+ */
+int mrun_setup(struct mrun *r);
+/*
+ * mrun_choose_ops - L for a series: --ops, or from a pilot run of the
+ * workload without a fluid (spin: also fixes --loops-per-op). 0 or an exit status.
+ */
+int mrun_choose_ops(struct mrun *r, struct meas_series *s);
+/* mrun_drift_note - after the first calibration: say if tau_F moved since the stored one */
+void mrun_drift_note(struct mrun *r);
+/* mrun_fail - print why a run failed and return the exit status to use */
+int mrun_fail(struct mrun *r, int rc);
+/* mrun_finish - stop the loop and release everything */
+void mrun_finish(struct mrun *r);
+/* mrun_series_init - a series for the workload arguments */
+void mrun_series_init(struct meas_series *s, char **wargs, int nwargs, const char *label);
+/* mrun_add_arg - append an argument to a series (e.g. --size 1000); the string must outlive it */
+void mrun_add_arg(struct meas_series *s, char *arg);
+
+#endif
