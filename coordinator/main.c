@@ -13,6 +13,8 @@ struct command {
 
 static const struct command commands[] = {
 	
+	{ "plan", cmd_plan, "loops needed with a slow clock (Beilner, Chan, Danzig)" },
+	{ "ticks", cmd_ticks, "mean, sd and CI of durations from tick counts" },
 	{ "clock", cmd_clock, "clock resolution, smallest step and read cost" },
 };
 
