@@ -43,5 +43,72 @@ one_line "clock bad option"
 expect 2 "clock bad reads" -- "$D" clock --reads 1x
 one_line "clock bad reads"
 
+# --- slow-clock statistics: plan and ticks ----------------------------------
+expect 0 "plan help" -- "$D" plan --help
+has out "^Precision:" "plan help is grouped"
+has out "default 95" "plan help shows the default confidence"
+has out "default 5%" "plan help shows the default precision"
+has out "default beilner" "plan help shows the default method"
+expect 0 "plan runs" -- "$D" plan --resolution 1ms --tau 50us --max-tau 2.5ms
+has out "loops needed  *29196 (Beilner (14b))" "plan: (14b) at 95 %, +-5 %"
+has out "experiment time  *72.99 s" "plan: loops x --max-tau"
+has out "L_PUT needed  *400 " "plan: L_PUT for e_res"
+expect 0 "plan danzig digits" -- "$D" plan --method danzig --resolution 20ms --tau 1ms --digits 3
+has out "loops needed  *729878 " "plan: Danzig and Melvin Figure 2, 1 ms to three digits"
+expect 0 "plan chan" -- "$D" plan --method chan --resolution 4ms --tau 5.3ms --confidence 99%
+has out "Chan (5)" "plan chan"
+expect 0 "plan json" -- "$D" plan --resolution 1ms --tau 50us --json
+has out '"loops": 29196' "plan json"
+expect 2 "plan without --tau" -- "$D" plan --resolution 1ms
+one_line "plan without --tau"
+expect 2 "plan without --resolution" -- "$D" plan --tau 50us
+one_line "plan without --resolution"
+expect 2 "plan zero resolution" -- "$D" plan --resolution 0 --tau 50us
+one_line "plan zero resolution"
+expect 2 "plan negative resolution" -- "$D" plan --resolution -1ms --tau 50us
+expect 2 "plan confidence 100" -- "$D" plan --resolution 1ms --tau 50us --confidence 100
+one_line "plan confidence 100"
+expect 2 "plan confidence 0" -- "$D" plan --resolution 1ms --tau 50us --confidence 0
+expect 2 "plan zero precision" -- "$D" plan --resolution 1ms --tau 50us --precision 0%
+one_line "plan zero precision"
+expect 2 "plan negative precision" -- "$D" plan --resolution 1ms --tau 50us --precision -1%
+expect 2 "plan precision and digits" -- "$D" plan --resolution 1ms --tau 50us --precision 1% --digits 3
+expect 2 "plan unknown method" -- "$D" plan --resolution 1ms --tau 50us --method gauss
+expect 2 "plan bad option" -- "$D" plan --resolution 1ms --tau 50us --bogus
+has err "unknown option '--bogus'" "plan bad option"
+expect 2 "plan max-tau below tau" -- "$D" plan --resolution 1ms --tau 50us --max-tau 10us
+
+printf 'send,recv\n0,1\n1,1\n0,0\n0,1\n1,0\n0,1\n0,1\n0,0\n1,1\n0,1\n' >"$tmp/ticks.csv"
+expect 0 "ticks help" -- "$D" ticks --help
+has out "bound (10b)" "ticks help"
+has out "default 10" "ticks help shows the default batches"
+expect 0 "ticks runs" -- "$D" ticks "$tmp/ticks.csv" --resolution 1ms
+has out "^send  *10  *3  *300.00 " "ticks: (6b) mean of send"
+has out "^recv  *10  *7  *700.00 " "ticks: (6b) mean of recv"
+expect 0 "ticks in ticks" -- "$D" ticks "$tmp/ticks.csv"
+has out "^send  *10  *3  *0.3000 " "ticks without --resolution"
+expect 0 "ticks json" -- "$D" ticks "$tmp/ticks.csv" --resolution 1ms --batches 5 --json
+has out '"mean_ns": 300000.0' "ticks json"
+has out '"batch_len": 2' "ticks json batches"
+printf 'send,recv\n0,1\n1,1\n0,0\n0,1\n1,0\nx,1\n' >"$tmp/bad.csv"
+expect 2 "ticks malformed count" -- "$D" ticks "$tmp/bad.csv"
+has err "bad.csv:7: not a tick count: 'x'" "ticks malformed count"
+one_line "ticks malformed count"
+printf 'send,recv\n0,1\n1\n' >"$tmp/short.csv"
+expect 2 "ticks short row" -- "$D" ticks "$tmp/short.csv"
+has err "short.csv:3: " "ticks short row"
+printf 'send,recv\n0,"1\n' >"$tmp/quote.csv"
+expect 2 "ticks broken quoting" -- "$D" ticks "$tmp/quote.csv"
+has err "quote.csv:2: " "ticks broken quoting"
+printf 'send,recv\n' >"$tmp/header.csv"
+expect 2 "ticks header only" -- "$D" ticks "$tmp/header.csv"
+expect 3 "ticks missing file" -- "$D" ticks "$tmp/no-such.csv"
+one_line "ticks missing file"
+expect 3 "ticks directory" -- "$D" ticks "$tmp"
+expect 2 "ticks without file" -- "$D" ticks
+expect 2 "ticks zero resolution" -- "$D" ticks "$tmp/ticks.csv" --resolution 0
+expect 2 "ticks confidence 100" -- "$D" ticks "$tmp/ticks.csv" --confidence 100
+expect 2 "ticks one batch" -- "$D" ticks "$tmp/ticks.csv" --batches 1
+
 echo "cli.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
