@@ -184,7 +184,10 @@ double fluid_tau_ns(const struct fluid_report *r)
 
 double fluid_tau0_ns(const struct fluid_report *r)
 {
-	return r->ok_n ? (double)r->ok_ns / ((double)r->ok_n * (double)r->chunk_loops) : NAN;
+	/* a simulated slow clock makes chunk timings 0 or D: they say nothing */
+	if (!r->ok_n || r->clock_res_ns > 1 || r->ok_ns == 0)
+		return NAN;
+	return (double)r->ok_ns / ((double)r->ok_n * (double)r->chunk_loops);
 }
 
 double fluid_excess_ns(const struct fluid_report *r)

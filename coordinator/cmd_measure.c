@@ -145,7 +145,12 @@ int cmd_measure(int argc, char **argv)
 	int rc = 0, met = 0;
 	if ((st = mrun_choose_ops(&r, &s)))
 		goto out;
-	if (!r.m.fit || s.ops >= 4)
+	if (s.ops == 0) {
+		/* set-up and tear-down only: every run is a null run, nothing to fit */
+		r.m.fit = 0;
+		r.mc.o.fit = 0;
+		msg_info("%s: --ops 0, null runs: the start-up cost S of the PUT", r.m.workload);
+	} else if (!r.m.fit || s.ops >= 4)
 		msg_info("%s: %" PRIu64 " ops per run%s", r.m.workload, s.ops, r.m.fit ? ", alternating with a quarter" : "");
 	else
 		msg_info("%s: %" PRIu64 " ops per run, alternating with null runs (start-up only)", r.m.workload, s.ops);
@@ -160,6 +165,21 @@ int cmd_measure(int argc, char **argv)
 		mreport_csv_summary(&o.csv, "measure", &r.mc, &s, &sum);
 
 	int untrusted = 0;
+	if (s.ops == 0) {
+		if (r.m.json) {
+			json_t *j = json_pack("{s:s, s:I, s:I, s:o, s:o, s:o, s:o}", "workload", r.m.workload, "ops", (json_int_t)0,
+					      "reps", (json_int_t)s.nruns, "startup_us", jout_num(sum.startup.mean / 1e3),
+					      "startup_ci95_us", jout_num(sum.startup.ci_half / 1e3), "tau_f_ns",
+					      jout_num(sum.tau_f_ns), "context", context_json(&r.ctx));
+			jout_print(j);
+		} else {
+			printf("displace measure %s --ops 0\n", r.m.workload);
+			printf("  start-up S   %.2f µs ± %.2f (95%% CI) per run, n=%zu null runs: set-up and tear-down of put on "
+			       "CPU %d\n",
+			       sum.startup.mean / 1e3, sum.startup.ci_half / 1e3, sum.startup.n, r.m.cpu);
+		}
+		goto out;
+	}
 	if (sum.n < 2) {
 		msg_warn("only %zu estimate%s: no confidence interval; add --reps", sum.n, sum.n == 1 ? "" : "s");
 		untrusted = 1;

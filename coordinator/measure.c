@@ -310,6 +310,14 @@ void meas_summarize(const struct meas_ctx *mc, struct meas_series *s, struct mea
 			n++;
 		}
 	} else {
+		double *null_t = calloc(cap, sizeof *null_t);
+		size_t nn = 0;
+		for (size_t i = 0; i < s->nruns && null_t; i++)
+			if (s->runs[i].ops == 0)
+				null_t[nn++] = s->runs[i].t_put_ns;
+		if (nn)
+			summarize(null_t, nn, &sum->startup);
+		free(null_t);
 		for (size_t i = 0; i < s->nruns; i++) {
 			const struct meas_run *a = &s->runs[i];
 			double la = (double)a->ops;
@@ -386,7 +394,7 @@ void meas_summarize(const struct meas_ctx *mc, struct meas_series *s, struct mea
 		sum->startup_ns = ss.mean;
 		sum->e_start_ns = s->ops ? ss.mean / (double)s->ops : NAN;
 	} else {
-		sum->startup_ns = NAN;
+		sum->startup_ns = sum->startup.n ? sum->startup.mean : NAN;
 		sum->e_start_ns = NAN;
 	}
 	double pairs = (double)(sum->n + sum->outliers);

@@ -76,6 +76,7 @@ struct meas_summary {
 	struct stats_summary pct[MEAS_NSRC]; /* paired 100 (os - disp) / disp */
 	struct stats_summary pct_robust[MEAS_NSRC];
 	double startup_ns;             /* S per run */
+	struct stats_summary startup;  /* S over null runs (--ops 0) */
 	double e_res_ns, e_start_ns, e_drift_ns, e_calib_ns, e_cache_ns; /* per op */
 	int ncpu;
 	int cpu_id[EXP_MAX_CPUS];

@@ -18,7 +18,8 @@ const char mopts_help_placement[] =
 const char mopts_help_measurement[] =
 	"Measurement:\n"
 	"  --ops L              operations per run (default: chosen from a pilot run so\n"
-	"                       that one run lasts about --run-time; exec: 1)\n"
+	"                       that one run lasts about --run-time; exec: 1). --ops 0\n"
+	"                       runs set-up and tear-down only: the start-up cost S\n"
 	"  --reps R             runs (default 16: 8 pairs of L and L/4)\n"
 	"  --precision P%       instead of --reps, add pairs until the 95% CI is within\n"
 	"                       P of the mean, or --max-time runs out\n"
@@ -95,7 +96,8 @@ static int common_opt(struct mopts *m, int id, const char *v)
 	case O_SCHED:
 		return fluid_sched_parse(v, &m->sched);
 	case O_OPS:
-		return cli_parse_u64(v, 1, UINT64_MAX / 8, &m->ops);
+		m->ops_given = 1;
+		return cli_parse_u64(v, 0, UINT64_MAX / 8, &m->ops);
 	case O_REPS:
 		if (cli_parse_u64(v, 1, 100000, &u))
 			return -1;
@@ -159,7 +161,7 @@ static const char *hint(int id)
 	case O_SCHED:
 		return " (idle, nice or normal)";
 	case O_OPS:
-		return " (a positive integer)";
+		return " (0 or a positive integer)";
 	case O_REPS:
 		return " (1 to 100000)";
 	case O_PRECISION:

@@ -26,7 +26,8 @@ struct mopts {
 	const char *peer_cpu_arg;   /* NULL: automatic */
 	const char *peer_arg;       /* --peer: an external peer */
 	enum fluid_sched sched;
-	uint64_t ops;               /* 0: automatic */
+	uint64_t ops;               /* with ops_given; 0 = set-up and tear-down only */
+	int ops_given;
 	unsigned reps;              /* runs; 0: the default */
 	double precision;           /* 0: off; else the CI half-width wanted, as a fraction */
 	uint64_t max_time_ns;

@@ -222,11 +222,15 @@ int mrun_choose_ops(struct mrun *r, struct meas_series *s)
 {
 	static char loops_arg[64];
 	int is_exec = !strcmp(s->args[0], "exec"), is_spin = !strcmp(s->args[0], "spin");
-	if (is_exec && !r->m.ops) {
+	if (r->m.ops_given && r->m.ops == 0) {
+		s->ops = 0;
+		return 0;
+	}
+	if (is_exec && !r->m.ops_given) {
 		s->ops = 1;
 		return 0;
 	}
-	if (r->m.ops && !is_spin) {
+	if (r->m.ops_given && !is_spin) {
 		s->ops = r->m.ops;
 		return 0;
 	}
@@ -244,7 +248,7 @@ int mrun_choose_ops(struct mrun *r, struct meas_series *s)
 			mrun_add_arg(s, loops_arg);
 		}
 	}
-	if (r->m.ops) {
+	if (r->m.ops_given) {
 		s->ops = r->m.ops;
 		return 0;
 	}

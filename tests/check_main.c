@@ -12,6 +12,7 @@ int main(void)
 		stats_suite,
 		cli_suite,
 		fluid_suite,
+		measure_suite,
 		slowclock_suite,
 	};
 	SRunner *sr = srunner_create(NULL);

@@ -7,6 +7,7 @@
 Suite *stats_suite(void);
 Suite *cli_suite(void);
 Suite *fluid_suite(void);
+Suite *measure_suite(void);
 Suite *slowclock_suite(void);
 
 #endif

@@ -1,0 +1,248 @@
+/*
+ * check_measure.c - displace measure end to end: spin against getrusage,
+ * exec, --ops 0, bad input, and no child left behind after SIGINT or a
+ * killed fluid. Tolerances hold on a noisy shared 2-CPU VM; accuracy
+ * targets are in bench/, not here.
+ */
+#include "tests/suites.h"
+#include "tests/testutil.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static char out[1 << 20], err[1 << 16];
+
+/* a number after "key": in the JSON output */
+static double json_num(const char *json, const char *key)
+{
+	char pat[128];
+	snprintf(pat, sizeof pat, "\"%s\": ", key);
+	const char *p = strstr(json, pat);
+	if (!p)
+		return NAN;
+	p += strlen(pat);
+	if (!strncmp(p, "null", 4))
+		return NAN;
+	return strtod(p, NULL);
+}
+
+START_TEST(test_measure_spin_agrees_with_getrusage)
+{
+	char *argv[] = { (char *)tu_bin("displace"), "measure", "spin", "--us", "200", "--reps", "6", "--run-time",
+			 "150ms", "--json", "--quiet", NULL };
+	ck_assert_int_eq(tu_run(argv, out, sizeof out, err, sizeof err), 0);
+	const char *tau = strstr(out, "\"tau_put_us\"");
+	ck_assert_ptr_nonnull(tau);
+	double disp = json_num(tau, "displacement"), ru = json_num(tau, "getrusage");
+	ck_assert_msg(disp > 150 && disp < 300, "displacement %f us for a 200 us spin", disp);
+	ck_assert_msg(fabs(disp - ru) / ru < 0.05, "displacement %f vs getrusage %f", disp, ru);
+	ck_assert(isfinite(json_num(out, "ci95_us")));
+	ck_assert_ptr_nonnull(strstr(out, "\"errors_us\""));
+	ck_assert_ptr_nonnull(strstr(out, "\"drift_robust\""));
+	ck_assert_ptr_nonnull(strstr(out, "\"context\""));
+}
+END_TEST
+
+START_TEST(test_measure_exec_true_and_ops_zero)
+{
+	char *argv[] = { (char *)tu_bin("displace"), "measure", "exec", "--ops", "4", "--reps", "2", "--", "/bin/true",
+			 NULL };
+	ck_assert_int_eq(tu_run(argv, out, sizeof out, err, sizeof err), 0);
+	ck_assert_ptr_nonnull(strstr(out, "tau_PUT"));
+	ck_assert_ptr_nonnull(strstr(out, "getrusage"));
+	char *argv0[] = { (char *)tu_bin("displace"), "measure", "spin", "--ops", "0", "--reps", "2", NULL };
+	ck_assert_int_eq(tu_run(argv0, out, sizeof out, err, sizeof err), 0);
+	ck_assert_ptr_nonnull(strstr(out, "start-up S"));
+}
+END_TEST
+
+static void expect_usage(int want, const char *msg, char **argv)
+{
+	int st = tu_run(argv, out, sizeof out, err, sizeof err);
+	ck_assert_msg(st == want, "%s: exit %d, wanted %d (%s)", argv[2], st, want, err);
+	ck_assert_msg(strstr(err, msg), "no '%s' in: %s", msg, err);
+}
+
+START_TEST(test_measure_bad_input_exit_codes)
+{
+	char *d = (char *)tu_bin("displace");
+	char *a1[] = { d, "measure", "nosuch", NULL };
+	expect_usage(2, "unknown workload 'nosuch'", a1);
+	char *a2[] = { d, "measure", "exec", NULL };
+	expect_usage(2, "no command given", a2);
+	char *a3[] = { d, "measure", "exec", "--", "/nonexistent/cmd", NULL };
+	expect_usage(3, "cannot execute '/nonexistent/cmd'", a3);
+	char *a4[] = { d, "measure", "spin", "--ops", "-5", NULL };
+	expect_usage(2, "invalid value '-5' for --ops", a4);
+	char *a5[] = { d, "measure", "spin", "--precision", "0", NULL };
+	expect_usage(2, "invalid value '0' for --precision", a5);
+	char *a6[] = { d, "measure", "spin", "--us", "-3", NULL };
+	expect_usage(2, "--us", a6);
+	char *a7[] = { d, "measure", "--bogus", "spin", NULL };
+	expect_usage(2, "unknown option '--bogus'", a7);
+	char *a8[] = { d, "measure", "spin", "--cpu", "99", NULL };
+	expect_usage(2, "cpu 99 is not online", a8);
+}
+END_TEST
+
+/* pids of live processes whose environment holds tag */
+static int tagged(const char *tag)
+{
+	int n = 0;
+	DIR *dir = opendir("/proc");
+	struct dirent *de;
+	while (dir && (de = readdir(dir))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		char path[300], buf[1 << 15];
+		snprintf(path, sizeof path, "/proc/%s/environ", de->d_name);
+		int fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		ssize_t r = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (r <= 0)
+			continue;
+		for (ssize_t i = 0; i < r; i += (ssize_t)strlen(buf + i) + 1)
+			if (!strcmp(buf + i, tag)) {
+				/* zombies are gone for good once reaped; count only live ones */
+				char st[300], s[512];
+				snprintf(st, sizeof st, "/proc/%s/stat", de->d_name);
+				int f2 = open(st, O_RDONLY);
+				ssize_t k = f2 >= 0 ? read(f2, s, sizeof s - 1) : -1;
+				if (f2 >= 0)
+					close(f2);
+				if (k > 0) {
+					s[k] = '\0';
+					const char *p = strrchr(s, ')');
+					if (p && p[2] != 'Z')
+						n++;
+				}
+				break;
+			}
+	}
+	if (dir)
+		closedir(dir);
+	return n;
+}
+
+static int wait_untagged(const char *tag)
+{
+	for (int i = 0; i < 40; i++) {
+		if (tagged(tag) == 0)
+			return 0;
+		usleep(50000);
+	}
+	return tagged(tag);
+}
+
+static void make_tag(char *tag, size_t len)
+{
+	snprintf(tag, len, "DISPLACE_TEST_TAG=%d-%ld", getpid(), (long)time(NULL));
+	putenv(tag);
+}
+
+START_TEST(test_measure_sigint_leaves_no_child)
+{
+	static char tag[96];
+	make_tag(tag, sizeof tag);
+	char csv[256];
+	snprintf(csv, sizeof csv, "%s/rows.csv", tu_mkdtemp());
+	char *argv[] = { (char *)tu_bin("displace"), "measure", "spin", "--us", "100", "--reps", "200", "--run-time", "200ms",
+			 "--csv", csv, "--quiet", NULL };
+	int in, outfd;
+	pid_t pid = tu_start(argv, &in, &outfd);
+	ck_assert_int_gt(pid, 0);
+	/* wait until it is in the middle of the runs: children exist */
+	for (int i = 0; i < 100 && tagged(tag) < 2; i++)
+		usleep(50000);
+	usleep(1500000);
+	ck_assert_int_ge(tagged(tag), 2);
+	kill(pid, SIGINT);
+	tu_read_all(outfd, out, sizeof out);
+	close(outfd);
+	close(in);
+	ck_assert_int_eq(tu_wait(pid), 1);
+	ck_assert_int_eq(wait_untagged(tag), 0);
+	/* the rows measured before the interrupt stay in the CSV */
+	FILE *f = fopen(csv, "r");
+	ck_assert_ptr_nonnull(f);
+	int lines = 0;
+	char line[4096];
+	while (fgets(line, sizeof line, f))
+		lines++;
+	fclose(f);
+	ck_assert_int_ge(lines, 2);
+}
+END_TEST
+
+START_TEST(test_measure_killed_fluid_stops_cleanly)
+{
+	static char tag[96];
+	make_tag(tag, sizeof tag);
+	char *argv[] = { (char *)tu_bin("displace"), "measure", "spin", "--us", "100", "--reps", "200", "--quiet", NULL };
+	int in, outfd;
+	pid_t pid = tu_start(argv, &in, &outfd);
+	ck_assert_int_gt(pid, 0);
+	/* find a fluid of this run and kill it from outside */
+	pid_t victim = 0;
+	for (int i = 0; i < 200 && !victim; i++) {
+		DIR *dir = opendir("/proc");
+		struct dirent *de;
+		while (dir && (de = readdir(dir)) && !victim) {
+			char path[300], comm[64] = "";
+			snprintf(path, sizeof path, "/proc/%s/comm", de->d_name);
+			FILE *f = fopen(path, "r");
+			if (!f)
+				continue;
+			if (fgets(comm, sizeof comm, f) && !strcmp(comm, "fluid\n")) {
+				char ppath[300], buf[512];
+				snprintf(ppath, sizeof ppath, "/proc/%s/stat", de->d_name);
+				FILE *g = fopen(ppath, "r");
+				if (g && fgets(buf, sizeof buf, g)) {
+					const char *p = strrchr(buf, ')');
+					int ppid = p ? atoi(p + 4) : 0;
+					if (ppid == pid)
+						victim = atoi(de->d_name);
+				}
+				if (g)
+					fclose(g);
+			}
+			fclose(f);
+		}
+		if (dir)
+			closedir(dir);
+		if (!victim)
+			usleep(20000);
+	}
+	ck_assert_int_gt(victim, 0);
+	kill(victim, SIGKILL);
+	tu_read_all(outfd, out, sizeof out);
+	close(outfd);
+	close(in);
+	ck_assert_int_eq(tu_wait(pid), 1);
+	ck_assert_int_eq(wait_untagged(tag), 0);
+}
+END_TEST
+
+Suite *measure_suite(void)
+{
+	Suite *s = suite_create("measure");
+	TCase *tc = tcase_create("e2e");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_measure_spin_agrees_with_getrusage);
+	tcase_add_test(tc, test_measure_exec_true_and_ops_zero);
+	tcase_add_test(tc, test_measure_bad_input_exit_codes);
+	tcase_add_test(tc, test_measure_sigint_leaves_no_child);
+	tcase_add_test(tc, test_measure_killed_fluid_stops_cleanly);
+	suite_add_tcase(s, tc);
+	return s;
+}
