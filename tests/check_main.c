@@ -12,6 +12,7 @@ int main(void)
 		stats_suite,
 		cli_suite,
 		fluid_suite,
+		store_suite,
 	};
 	SRunner *sr = srunner_create(NULL);
 	for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
