@@ -13,6 +13,7 @@ int main(void)
 		cli_suite,
 		fluid_suite,
 		store_suite,
+		procfs_suite,
 	};
 	SRunner *sr = srunner_create(NULL);
 	for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)

@@ -8,5 +8,6 @@ Suite *stats_suite(void);
 Suite *cli_suite(void);
 Suite *fluid_suite(void);
 Suite *store_suite(void);
+Suite *procfs_suite(void);
 
 #endif
