@@ -14,7 +14,7 @@ struct reader {
 	unsigned long line;       /* line being fed */
 	unsigned long row_start;  /* line the current record began on */
 	unsigned long index;
-	int in_row;
+	int between;              /* no record begun since the last one ended */
 	int err;
 	unsigned long err_line;
 };
@@ -24,8 +24,9 @@ static void on_field(void *s, size_t len, void *data)
 	struct reader *r = data;
 	if (r->err)
 		return;
-	if (!r->in_row) {
-		r->in_row = 1;
+	if (r->between) {
+		/* a record that began after a bare CR ended the last one on this line */
+		r->between = 0;
 		r->row_start = r->line;
 	}
 	if (r->n == r->cap) {
@@ -54,7 +55,7 @@ static void on_row(int c, void *data)
 	struct reader *r = data;
 	(void)c;
 	if (!r->err && r->n > 0) {
-		struct csvio_row row = { r->n, r->field, r->in_row ? r->row_start : r->line, r->index++ };
+		struct csvio_row row = { r->n, r->field, r->row_start, r->index++ };
 		int rc = r->fn(&row, r->ctx);
 		if (rc) {
 			r->err = rc;
@@ -64,13 +65,22 @@ static void on_row(int c, void *data)
 	for (size_t i = 0; i < r->n; i++)
 		free(r->field[i]);
 	r->n = 0;
-	r->in_row = 0;
+	r->between = 1;
+}
+
+/* blank - whether libcsv skips this line: only spaces, tabs and line ends */
+static int blank(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!strchr(" \t\r\n", s[i]))
+			return 0;
+	return 1;
 }
 
 int csvio_read(const char *path, csvio_row_fn fn, void *ctx, unsigned long *err_line)
 {
 	struct csv_parser p;
-	struct reader r = { .fn = fn, .ctx = ctx };
+	struct reader r = { .fn = fn, .ctx = ctx, .between = 1 };
 	char *buf = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -84,13 +94,22 @@ int csvio_read(const char *path, csvio_row_fn fn, void *ctx, unsigned long *err_
 		fclose(f);
 		return -ENOMEM;
 	}
-	/* fed line by line, so that every record knows where it started */
+	/*
+	 * Fed line by line, so that every record knows where it started: on
+	 * the first non-blank line after the previous record. libcsv reports
+	 * a field only when it ends, which for a quoted first field can be
+	 * lines later.
+	 */
 	while ((len = getline(&buf, &cap, f)) > 0) {
 		r.line++;
 		if (memchr(buf, '\0', (size_t)len)) {
 			rc = -EBADMSG;
 			*err_line = r.line;
 			break;
+		}
+		if (r.between && !blank(buf, (size_t)len)) {
+			r.between = 0;
+			r.row_start = r.line;
 		}
 		if (csv_parse(&p, buf, (size_t)len, on_field, on_row, &r) != (size_t)len) {
 			rc = csv_error(&p) == CSV_ENOMEM ? -ENOMEM : -EBADMSG;
@@ -100,13 +119,15 @@ int csvio_read(const char *path, csvio_row_fn fn, void *ctx, unsigned long *err_
 		if (r.err)
 			break;
 	}
+	/* getline's own errno: reading a directory is EISDIR, not EIO */
+	int read_errno = errno;
 	if (!rc && ferror(f)) {
-		rc = -EIO;
+		rc = read_errno ? -read_errno : -EIO;
 		*err_line = r.line;
 	}
 	if (!rc && !r.err && csv_fini(&p, on_field, on_row, &r)) {
 		rc = -EBADMSG; /* an unterminated quoted field */
-		*err_line = r.in_row ? r.row_start : r.line;
+		*err_line = r.between ? r.line : r.row_start;
 	}
 	if (!rc && r.err) {
 		rc = r.err;
@@ -128,8 +149,11 @@ int csvio_write_row(FILE *f, const char *const *field, size_t n)
 			return -EIO;
 		const char *s = field[i] ? field[i] : "";
 		size_t len = strlen(s);
-		/* quote only what needs it, so the files stay easy to read */
-		int quote = strpbrk(s, ",\"\r\n") || (len && (s[0] == ' ' || s[len - 1] == ' '));
+		/*
+		 * Quote only what needs it, so the files stay easy to read. libcsv
+		 * trims spaces and tabs around an unquoted field.
+		 */
+		int quote = strpbrk(s, ",\"\r\n") || (len && (strchr(" \t", s[0]) || strchr(" \t", s[len - 1])));
 		if (quote ? csv_fwrite(f, s, len) != 0 : fputs(s, f) == EOF)
 			return -EIO;
 	}

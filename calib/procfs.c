@@ -120,18 +120,18 @@ int procfs_parse_pid_stat(const char *text, struct procfs_task *t)
 		n = sizeof t->comm - 1;
 	memcpy(t->comm, open + 1, n);
 	t->comm[n] = '\0';
-	/* after ") ": state(3) ppid(4) ... utime(14) stime(15) ... starttime(22) */
+	/* after ") ": state(3) ppid(4) ... utime(14) stime(15) ... starttime(22); f[i] is field i */
 	const char *p = close + 1;
-	unsigned long long f[22] = { 0 };
+	unsigned long long f[23] = { 0 };
 	char state;
-	int got = sscanf(p, " %c %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+	int got = sscanf(p, " %c %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
 			 &state, &f[4], &f[5], &f[6], &f[7], &f[8], &f[9], &f[10], &f[11], &f[12], &f[13], &f[14],
-			 &f[15], &f[16], &f[17], &f[18], &f[19], &f[20], &f[21]);
-	if (got < 19)
+			 &f[15], &f[16], &f[17], &f[18], &f[19], &f[20], &f[21], &f[22]);
+	if (got < 20)
 		return -EBADMSG;
 	t->ppid = (int)f[4];
 	t->cpu_ticks = f[14] + f[15];
-	t->start_ticks = f[21];
+	t->start_ticks = f[22];
 	return 0;
 }
 

@@ -120,8 +120,12 @@ int report_parse_fluid(const char *line, struct fluid_report *r, char *err, size
 		snprintf(err, errlen, "bad or missing field 'hist'");
 		return -EBADMSG;
 	}
-	if (r->end_ns < r->start_ns || r->chunks * r->chunk_loops != r->loops) {
-		snprintf(err, errlen, "inconsistent fluid report");
+	if (r->end_ns < r->start_ns) {
+		snprintf(err, errlen, "inconsistent fluid report: end_ns before start_ns");
+		return -EBADMSG;
+	}
+	if (r->chunks * r->chunk_loops != r->loops) {
+		snprintf(err, errlen, "inconsistent fluid report: loops is not chunks x chunk_loops");
 		return -EBADMSG;
 	}
 	return 0;
@@ -166,7 +170,7 @@ int report_parse_put(const char *line, struct put_report *r, char *err, size_t e
 	if (p && (p = strchr(p + 1, ' ')))
 		snprintf(r->extra, sizeof r->extra, "%.*s", (int)strcspn(p + 1, "\n"), p + 1);
 	if (r->end_ns < r->start_ns) {
-		snprintf(err, errlen, "inconsistent put report");
+		snprintf(err, errlen, "inconsistent put report: end_ns before start_ns");
 		return -EBADMSG;
 	}
 	return 0;

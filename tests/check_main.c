@@ -14,6 +14,9 @@ int main(void)
 		fluid_suite,
 		measure_suite,
 		slowclock_suite,
+		store_suite,
+		procfs_suite,
+		report_suite,
 	};
 	SRunner *sr = srunner_create(NULL);
 	for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)

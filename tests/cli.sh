@@ -109,6 +109,70 @@ expect 2 "ticks without file" -- "$D" ticks
 expect 2 "ticks zero resolution" -- "$D" ticks "$tmp/ticks.csv" --resolution 0
 expect 2 "ticks confidence 100" -- "$D" ticks "$tmp/ticks.csv" --confidence 100
 expect 2 "ticks one batch" -- "$D" ticks "$tmp/ticks.csv" --batches 1
+# --- calibrate -----------------------------------------------------------------
+# eq GOT WANT DESCRIPTION
+eq() {
+	if [ "$1" = "$2" ]; then ok; else bad "$3: got '$1', wanted '$2'"; fi
+}
+rows() { wc -l <"$1" | tr -d ' '; }
+
+expect 0 "calibrate help" -- "$D" calibrate --help
+for w in --cpus --seconds --reps --calibration verdict; do has out "$w" "calibrate help"; done
+
+# Short runs only: the host is noisy, so nothing here depends on timing.
+cal="$tmp/cache/cal.csv"
+expect 0 "calibrate runs" -- "$D" calibrate --cpus 0 --seconds 0.3 --reps 1 --calibration "$cal"
+has out "tau_F" "calibrate report"
+has out "verdict" "calibrate report"
+has out "saved to $cal" "calibrate report"
+eq "$(rows "$cal")" 2 "store after one calibration (header + 1 row)"
+eq "$(head -n 1 "$cal")" "host,kernel,cpu_model,cpu,fluid_variant,sched,tau_f_ns,ci95_ns,cv,tau0_ns,reps,seconds,quiet,verdict,date" "store header"
+# another class is another row; the same CPU and class again replaces its row
+expect 0 "calibrate another class" -- "$D" calibrate --cpus 0 --fluid-sched normal --seconds 0.3 --reps 1 --quiet --calibration "$cal"
+eq "$(rows "$cal")" 3 "store after a second class"
+has_row() { grep -c "^[^,]*,[^,]*,[^,]*,0,[^,]*,$1," "$cal"; }
+eq "$(has_row idle)" 1 "row for idle"
+eq "$(has_row normal)" 1 "row for normal"
+expect 0 "calibrate the first again" -- "$D" calibrate --cpus 0 --seconds 0.3 --reps 1 --quiet --calibration "$cal"
+eq "$(rows "$cal")" 3 "store after calibrating the same CPU and class again"
+eq "$(ls "$tmp/cache")" "cal.csv" "no temporary files left beside the store"
+
+expect 0 "calibrate json" -- "$D" calibrate --cpus 0 --seconds 0.1 --reps 1 --no-save --json --calibration "$cal"
+for k in '"tau_f_ns"' '"cv"' '"quiet"' '"reasons"' '"context"'; do has out "$k" "calibrate json"; done
+if command -v python3 >/dev/null 2>&1; then
+	if python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["cpus"][0]
+assert c["cpu"] == 0 and c["tau_f_ns"] > 0 and isinstance(c["quiet"], bool)
+assert isinstance(c["reasons"], list) and (c["quiet"] == (len(c["reasons"]) == 0))
+assert d["store"] is None and "host" in d["context"]
+' "$tmp/out"; then ok; else bad "calibrate json: not the expected document"; fi
+fi
+eq "$(rows "$cal")" 3 "--no-save leaves the store alone"
+
+expect 2 "calibrate unknown option" -- "$D" calibrate --bogus
+one_line "calibrate unknown option"
+has err "try 'displace calibrate --help'" "calibrate unknown option"
+for a in "--cpus 99" "--cpus 0,x" "--seconds -1" "--seconds 0" "--reps 0"; do
+	# shellcheck disable=SC2086 # split the option from its value
+	expect 2 "calibrate $a" -- "$D" calibrate $a --no-save --calibration "$cal"
+	one_line "calibrate $a"
+done
+has err "invalid value '0' for --reps" "calibrate --reps 0"
+
+# a malformed store stops before any work, naming the file and line
+bad_store="$tmp/bad/cal.csv"
+mkdir -p "$tmp/bad"
+head -n 1 "$cal" >"$bad_store"
+echo "vm,k,m,0,lcg64-v1/c1000,idle,fast,0,0,1,1,0.3,1,quiet,2026-01-01T00:00:00Z" >>"$bad_store"
+expect 3 "calibrate malformed store" -- "$D" calibrate --cpus 0 --seconds 0.1 --reps 1 --calibration "$bad_store"
+has err "cal.csv:2: bad tau_f_ns" "calibrate malformed store"
+one_line "calibrate malformed store"
+eq "$(rows "$bad_store")" 2 "a malformed store is not overwritten"
+expect 3 "calibrate store is a directory" -- "$D" calibrate --cpus 0 --seconds 0.1 --reps 1 --calibration "$tmp/bad"
+has err "Is a directory" "calibrate store is a directory"
+one_line "calibrate store is a directory"
 
 echo "cli.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

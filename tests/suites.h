@@ -9,5 +9,8 @@ Suite *cli_suite(void);
 Suite *fluid_suite(void);
 Suite *measure_suite(void);
 Suite *slowclock_suite(void);
+Suite *store_suite(void);
+Suite *procfs_suite(void);
+Suite *report_suite(void);
 
 #endif

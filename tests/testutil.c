@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -156,4 +157,37 @@ const char *tu_mkdtemp(void)
 	static char dir[64];
 	strcpy(dir, "/tmp/displace-test-XXXXXX");
 	return mkdtemp(dir);
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	return type == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+int tu_rmtree(const char *dir)
+{
+	return nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int tu_write_file(const char *path, const void *data, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	const char *p = data;
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int e = w < 0 ? errno : EIO;
+			close(fd);
+			return -e;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return close(fd) ? -errno : 0;
 }

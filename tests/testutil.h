@@ -28,5 +28,9 @@ int tu_wait(pid_t pid);
 const char *tu_kv(const char *line, const char *key, char *buf, size_t len);
 /* tu_mkdtemp - a fresh temporary directory (static buffer) */
 const char *tu_mkdtemp(void);
+/* tu_rmtree - remove dir and everything under it; 0 or -1 */
+int tu_rmtree(const char *dir);
+/* tu_write_file - create or truncate path with len bytes of data; 0 or -errno */
+int tu_write_file(const char *path, const void *data, size_t len);
 
 #endif

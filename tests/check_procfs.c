@@ -1,0 +1,277 @@
+/* check_procfs.c - the /proc parsers against texts copied from a Debian 12 KVM guest */
+#include "calib/procfs.h"
+#include "tests/suites.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* /proc/stat of a 2-CPU guest; cpu1 is left out (offline) and cpu3 kept, to find CPUs by number */
+static const char stat_text[] =
+	"cpu  6814 0 2842 196281 399 0 89 661 0 0\n"
+	"cpu0 4208 0 1148 97834 14 0 10 302 0 0\n"
+	"cpu3 2606 5 1693 98447 384 7 78 358 0 0\n"
+	"intr 161546 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1 1 15 0 0 0 0 207 31 0 29 1 35647\n"
+	"ctxt 277014\n"
+	"btime 1795305732\n"
+	"processes 6898\n"
+	"procs_running 4\n"
+	"procs_blocked 0\n"
+	"softirq 64380 0 19282 3 511 35646 0 4 45380 0 28370\n";
+
+static const char softirqs_text[] =
+	"                    CPU0       CPU1       \n"
+	"          HI:          0          0\n"
+	"       TIMER:      10807       8475\n"
+	"      NET_TX:          2          1\n"
+	"      NET_RX:        204        307\n"
+	"       BLOCK:          0      35646\n"
+	"    IRQ_POLL:          0          0\n"
+	"     TASKLET:          3          1\n"
+	"       SCHED:      25893      19487\n"
+	"     HRTIMER:          0          0\n"
+	"         RCU:      13715      14655\n";
+
+/* /proc/1/stat fields 3..52, after "pid (comm) ": utime 57, stime 396, starttime 103681 */
+#define PID_STAT_TAIL                                                                                        \
+	"S 1 1234 1234 0 -1 4194560 39423 368608 0 238 57 396 1043 942 20 0 13 0 103681 43429888 3218 "        \
+	"18446744073709551615 1 1 0 0 0 0 0 4096 1256 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
+
+static const char config_text[] =
+	"#\n"
+	"# Automatically generated file; DO NOT EDIT.\n"
+	"# Linux/x86 6.1.0 Kernel Configuration\n"
+	"#\n"
+	"CONFIG_DEFAULT_HOSTNAME=\"(none)\"\n"
+	"CONFIG_NO_HZ_COMMON=y\n"
+	"# CONFIG_HZ_PERIODIC is not set\n"
+	"CONFIG_NO_HZ_IDLE=y\n"
+	"# CONFIG_NO_HZ_FULL is not set\n"
+	"CONFIG_NO_HZ=y\n"
+	"# CONFIG_IRQ_TIME_ACCOUNTING is not set\n"
+	"CONFIG_PARAVIRT_TIME_ACCOUNTING=y\n"
+	"# CONFIG_HZ_100 is not set\n"
+	"CONFIG_HZ_250=y\n"
+	"# CONFIG_HZ_1000 is not set\n"
+	"CONFIG_HZ=250\n"
+	"CONFIG_KVM=m\n"
+	"CONFIG_LAST=last";
+
+START_TEST(test_stat_parses_per_cpu_fields_including_steal)
+{
+	static struct procfs_stat s;
+	ck_assert_int_eq(procfs_parse_stat(stat_text, &s), 0);
+	ck_assert_int_eq(s.n, 2);
+	const struct procfs_cpu *c = &s.cpu[1];
+	ck_assert_int_eq(c->cpu, 3);
+	ck_assert_uint_eq(c->user, 2606);
+	ck_assert_uint_eq(c->nice, 5);
+	ck_assert_uint_eq(c->system, 1693);
+	ck_assert_uint_eq(c->idle, 98447);
+	ck_assert_uint_eq(c->iowait, 384);
+	ck_assert_uint_eq(c->irq, 7);
+	ck_assert_uint_eq(c->softirq, 78);
+	ck_assert_uint_eq(c->steal, 358);
+	ck_assert_int_eq(s.cpu[0].cpu, 0);
+	ck_assert_uint_eq(s.cpu[0].steal, 302);
+	/* busy = user + nice + system + irq + softirq + steal; total adds idle and iowait */
+	ck_assert_uint_eq(procfs_cpu_busy(c), 2606 + 5 + 1693 + 7 + 78 + 358);
+	ck_assert_uint_eq(procfs_cpu_total(c), 2606 + 5 + 1693 + 7 + 78 + 358 + 98447 + 384);
+	ck_assert_ptr_eq(procfs_stat_find(&s, 3), c);
+	ck_assert_ptr_eq(procfs_stat_find(&s, 0), &s.cpu[0]);
+	ck_assert_ptr_null(procfs_stat_find(&s, 1));
+}
+END_TEST
+
+START_TEST(test_stat_parses_total_line_and_counters)
+{
+	static struct procfs_stat s;
+	ck_assert_int_eq(procfs_parse_stat(stat_text, &s), 0);
+	ck_assert_int_eq(s.all.cpu, -1);
+	ck_assert_uint_eq(s.all.user, 6814);
+	ck_assert_uint_eq(s.all.system, 2842);
+	ck_assert_uint_eq(s.all.idle, 196281);
+	ck_assert_uint_eq(s.all.iowait, 399);
+	ck_assert_uint_eq(s.all.softirq, 89);
+	ck_assert_uint_eq(s.all.steal, 661);
+	ck_assert_uint_eq(s.procs_running, 4);
+	ck_assert_uint_eq(s.ctxt, 277014);
+	/* kernels before 2.6.11 have no steal column: it reads as 0 */
+	ck_assert_int_eq(procfs_parse_stat("cpu  1 2 3 4 5 6 7\ncpu0 1 2 3 4 5 6 7\n", &s), 0);
+	ck_assert_uint_eq(s.all.softirq, 7);
+	ck_assert_uint_eq(s.all.steal, 0);
+	ck_assert_uint_eq(s.cpu[0].steal, 0);
+}
+END_TEST
+
+START_TEST(test_stat_rejects_malformed_text)
+{
+	static struct procfs_stat s;
+	ck_assert_int_eq(procfs_parse_stat("", &s), -EBADMSG);
+	/* per-CPU lines but no total */
+	ck_assert_int_eq(procfs_parse_stat("cpu0 1 2 3 4 5 6 7 8\nctxt 5\n", &s), -EBADMSG);
+	ck_assert_int_eq(procfs_parse_stat("cpu  1 2 x 4 5 6 7 8\n", &s), -EBADMSG);
+	ck_assert_int_eq(procfs_parse_stat("cpu  1 2 3 4 5 6 7 8\ncpu0 1 2 3\n", &s), -EBADMSG);
+	ck_assert_int_eq(procfs_parse_stat("cpu  1 2 3 4 5 6 7 8\ncpuX 1 2 3 4 5 6 7 8\n", &s), -EBADMSG);
+}
+END_TEST
+
+START_TEST(test_softirqs_net_rows_per_cpu)
+{
+	static struct procfs_softirqs s;
+	ck_assert_int_eq(procfs_parse_softirqs(softirqs_text, &s), 0);
+	ck_assert_int_eq(s.ncpu, 2);
+	ck_assert_uint_eq(s.net_rx[0], 204);
+	ck_assert_uint_eq(s.net_rx[1], 307);
+	ck_assert_uint_eq(s.net_tx[0], 2);
+	ck_assert_uint_eq(s.net_tx[1], 1);
+	ck_assert_uint_eq(s.timer[0], 10807);
+	ck_assert_uint_eq(s.timer[1], 8475);
+	ck_assert_uint_eq(s.sched[0], 25893);
+	ck_assert_uint_eq(s.sched[1], 19487);
+	/* BLOCK is not kept, and must not leak into a neighbour */
+	ck_assert_uint_eq(s.net_rx[2], 0);
+}
+END_TEST
+
+START_TEST(test_softirqs_rejects_malformed_text)
+{
+	static struct procfs_softirqs s;
+	ck_assert_int_eq(procfs_parse_softirqs("", &s), -EBADMSG);
+	ck_assert_int_eq(procfs_parse_softirqs("   CPU0   CPU1", &s), -EBADMSG); /* no line end */
+	ck_assert_int_eq(procfs_parse_softirqs("   nothing here\n  NET_RX: 1 2\n", &s), -EBADMSG);
+	ck_assert_int_eq(procfs_parse_softirqs("   CPU0   CPU1\n  NET_RX: 1 x\n", &s), -EBADMSG);
+	/* a row with fewer counts than CPUs */
+	ck_assert_int_eq(procfs_parse_softirqs("   CPU0   CPU1\n  NET_RX: 1\n", &s), -EBADMSG);
+}
+END_TEST
+
+START_TEST(test_loadavg_parses_and_rejects)
+{
+	struct procfs_loadavg l;
+	ck_assert_int_eq(procfs_parse_loadavg("0.15 0.07 0.03 1/83 6899\n", &l), 0);
+	ck_assert_double_eq_tol(l.l1, 0.15, 1e-12);
+	ck_assert_double_eq_tol(l.l5, 0.07, 1e-12);
+	ck_assert_double_eq_tol(l.l15, 0.03, 1e-12);
+	ck_assert_int_eq(l.running, 1);
+	ck_assert_int_eq(l.total, 83);
+	ck_assert_int_eq(procfs_parse_loadavg("0.15 0.07\n", &l), -EBADMSG);
+	ck_assert_int_eq(procfs_parse_loadavg("", &l), -EBADMSG);
+	ck_assert_int_eq(procfs_parse_loadavg("0.15 0.07 0.03 1 6899\n", &l), -EBADMSG);
+}
+END_TEST
+
+START_TEST(test_pid_stat_comm_with_spaces_and_parens)
+{
+	struct procfs_task t;
+	ck_assert_int_eq(procfs_parse_pid_stat("1234 (a) b) " PID_STAT_TAIL, &t), 0);
+	ck_assert_int_eq(t.pid, 1234);
+	ck_assert_str_eq(t.comm, "a) b");
+	ck_assert_int_eq(t.ppid, 1);
+	ck_assert_uint_eq(t.cpu_ticks, 57 + 396);
+	ck_assert_uint_eq(t.start_ticks, 103681);
+	ck_assert_int_eq(procfs_parse_pid_stat("7 ((sd-pam)) " PID_STAT_TAIL, &t), 0);
+	ck_assert_str_eq(t.comm, "(sd-pam)");
+	ck_assert_int_eq(procfs_parse_pid_stat("8 (kworker/0:1-events) " PID_STAT_TAIL, &t), 0);
+	ck_assert_str_eq(t.comm, "kworker/0:1-events");
+	ck_assert_uint_eq(t.start_ticks, 103681);
+}
+END_TEST
+
+START_TEST(test_pid_stat_rejects_malformed_text)
+{
+	struct procfs_task t;
+	ck_assert_int_eq(procfs_parse_pid_stat("", &t), -EBADMSG);
+	ck_assert_int_eq(procfs_parse_pid_stat("1234 (cat S 1 2 3", &t), -EBADMSG);
+	ck_assert_int_eq(procfs_parse_pid_stat("1234 cat) S 1 2 3", &t), -EBADMSG);
+	/* cut off before starttime (field 22) */
+	ck_assert_int_eq(procfs_parse_pid_stat("1234 (cat) S 1 1234 1234 0 -1 4194560 39423 368608 0 238 57 396 "
+					       "1043 942 20 0 13 0\n",
+					       &t),
+			 -EBADMSG);
+}
+END_TEST
+
+START_TEST(test_config_lookup_values_not_set_and_absent)
+{
+	ck_assert_str_eq(procfs_config_lookup(config_text, "CONFIG_NO_HZ"), "y");
+	ck_assert_str_eq(procfs_config_lookup(config_text, "CONFIG_PARAVIRT_TIME_ACCOUNTING"), "y");
+	/* CONFIG_HZ_PERIODIC and CONFIG_HZ_100 come first and must not match CONFIG_HZ */
+	ck_assert_str_eq(procfs_config_lookup(config_text, "CONFIG_HZ"), "250");
+	ck_assert_str_eq(procfs_config_lookup(config_text, "CONFIG_KVM"), "m");
+	ck_assert_str_eq(procfs_config_lookup(config_text, "CONFIG_DEFAULT_HOSTNAME"), "\"(none)\"");
+	ck_assert_str_eq(procfs_config_lookup(config_text, "CONFIG_LAST"), "last");
+	ck_assert_str_eq(procfs_config_lookup(config_text, "CONFIG_IRQ_TIME_ACCOUNTING"), "n");
+	ck_assert_str_eq(procfs_config_lookup(config_text, "CONFIG_NO_HZ_FULL"), "n");
+	ck_assert_ptr_null(procfs_config_lookup(config_text, "CONFIG_PREEMPT_RT"));
+	/* a prefix of a set option is not that option */
+	ck_assert_ptr_null(procfs_config_lookup(config_text, "CONFIG_NO_H"));
+	ck_assert_ptr_null(procfs_config_lookup(config_text, "CONFIG_HZ_10"));
+	ck_assert_ptr_null(procfs_config_lookup("", "CONFIG_HZ"));
+}
+END_TEST
+
+START_TEST(test_reads_the_real_proc_files)
+{
+	static struct procfs_stat s;
+	ck_assert_int_eq(procfs_read_stat(&s), 0);
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	ck_assert_int_eq(s.n, online);
+	ck_assert_uint_gt(procfs_cpu_total(&s.all), 0);
+	ck_assert_uint_ge(s.all.user, s.cpu[0].user);
+	ck_assert_uint_ge(s.procs_running, 1); /* this test is running */
+	ck_assert_uint_gt(s.ctxt, 0);
+
+	static struct procfs_softirqs si;
+	ck_assert_int_eq(procfs_read_softirqs(&si), 0);
+	ck_assert_int_ge(si.ncpu, s.n); /* /proc/softirqs lists possible CPUs */
+
+	struct procfs_loadavg l;
+	ck_assert_int_eq(procfs_read_loadavg(&l), 0);
+	ck_assert(l.l1 >= 0);
+	ck_assert_int_ge(l.total, 1);
+
+	/* this process is among the tasks, with its parent and a start time since boot */
+	struct procfs_task *t;
+	size_t n;
+	ck_assert_int_eq(procfs_read_tasks(&t, &n), 0);
+	ck_assert_uint_gt(n, 1);
+	const struct procfs_task *self = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (t[i].pid == getpid())
+			self = &t[i];
+	ck_assert_ptr_nonnull(self);
+	ck_assert_int_eq(self->ppid, getppid());
+	ck_assert_uint_gt(self->start_ticks, 0);
+	free(t);
+
+	char *text;
+	ck_assert_int_eq(procfs_read_file("/proc/self/stat", &text), 0);
+	struct procfs_task me;
+	ck_assert_int_eq(procfs_parse_pid_stat(text, &me), 0);
+	ck_assert_int_eq(me.pid, getpid());
+	free(text);
+	ck_assert_int_eq(procfs_read_file("/proc/no-such-file", &text), -ENOENT);
+}
+END_TEST
+
+Suite *procfs_suite(void)
+{
+	Suite *s = suite_create("procfs");
+	TCase *tc = tcase_create("parsers");
+	tcase_add_test(tc, test_stat_parses_per_cpu_fields_including_steal);
+	tcase_add_test(tc, test_stat_parses_total_line_and_counters);
+	tcase_add_test(tc, test_stat_rejects_malformed_text);
+	tcase_add_test(tc, test_softirqs_net_rows_per_cpu);
+	tcase_add_test(tc, test_softirqs_rejects_malformed_text);
+	tcase_add_test(tc, test_loadavg_parses_and_rejects);
+	tcase_add_test(tc, test_pid_stat_comm_with_spaces_and_parens);
+	tcase_add_test(tc, test_pid_stat_rejects_malformed_text);
+	tcase_add_test(tc, test_config_lookup_values_not_set_and_absent);
+	suite_add_tcase(s, tc);
+	TCase *tr = tcase_create("real");
+	tcase_add_test(tr, test_reads_the_real_proc_files);
+	suite_add_tcase(s, tr);
+	return s;
+}

@@ -1,0 +1,690 @@
+/* check_store.c - the calibration store, its CSV layer, and the quiet-host verdict */
+#include "calib/calibration.h"
+#include "calib/csvio.h"
+#include "tests/suites.h"
+#include "tests/testutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* One directory per test case, made and removed by the parent (unchecked fixture). */
+static char base[64];
+
+static void base_setup(void)
+{
+	const char *d = tu_mkdtemp();
+	ck_assert_ptr_nonnull(d);
+	snprintf(base, sizeof base, "%s", d);
+}
+
+static void base_teardown(void)
+{
+	tu_rmtree(base);
+}
+
+/* in_base - base/name in one of a few static buffers */
+static const char *in_base(const char *name)
+{
+	static char buf[4][256];
+	static int k;
+	char *b = buf[k++ % 4];
+	snprintf(b, sizeof buf[0], "%s/%s", base, name);
+	return b;
+}
+
+#define GOOD_ROW "vm,6.1.0-18-amd64,AMD EPYC,0,lcg64-v1/c1000,idle,1.190187,0.001000,0.004000,1.148599,20,0.2500,1,quiet,2026-11-22T00:20:33Z\n"
+
+static struct calib_row make_row(const char *host, int cpu, const char *variant, const char *sched)
+{
+	struct calib_row r;
+	memset(&r, 0, sizeof r);
+	snprintf(r.host, sizeof r.host, "%s", host);
+	snprintf(r.kernel, sizeof r.kernel, "6.1.0-18-amd64");
+	snprintf(r.cpu_model, sizeof r.cpu_model, "AMD EPYC 7B13 64-Core Processor");
+	r.cpu = cpu;
+	snprintf(r.variant, sizeof r.variant, "%s", variant);
+	snprintf(r.sched, sizeof r.sched, "%s", sched);
+	r.tau_f_ns = 1.190187;
+	r.ci95_ns = 0.001234;
+	r.cv = 0.004321;
+	r.tau0_ns = 1.148599;
+	r.reps = 20;
+	r.seconds = 0.25;
+	r.quiet = 1;
+	snprintf(r.verdict, sizeof r.verdict, "quiet");
+	snprintf(r.date, sizeof r.date, "2026-11-22T00:20:33Z");
+	return r;
+}
+
+static void assert_rows_equal(const struct calib_row *a, const struct calib_row *b)
+{
+	ck_assert_str_eq(a->host, b->host);
+	ck_assert_str_eq(a->kernel, b->kernel);
+	ck_assert_str_eq(a->cpu_model, b->cpu_model);
+	ck_assert_int_eq(a->cpu, b->cpu);
+	ck_assert_str_eq(a->variant, b->variant);
+	ck_assert_str_eq(a->sched, b->sched);
+	/* the store keeps 6 decimals of ns and 4 of seconds */
+	ck_assert_double_eq_tol(a->tau_f_ns, b->tau_f_ns, 1e-6);
+	ck_assert_double_eq_tol(a->ci95_ns, b->ci95_ns, 1e-6);
+	ck_assert_double_eq_tol(a->cv, b->cv, 1e-6);
+	ck_assert_double_eq_tol(a->tau0_ns, b->tau0_ns, 1e-6);
+	ck_assert_uint_eq(a->reps, b->reps);
+	ck_assert_double_eq_tol(a->seconds, b->seconds, 1e-4);
+	ck_assert_int_eq(a->quiet, b->quiet);
+	ck_assert_str_eq(a->verdict, b->verdict);
+	ck_assert_str_eq(a->date, b->date);
+}
+
+/* load_text - write text (len bytes, NULs allowed) to base/name and load it */
+static int load_text(const char *name, const char *text, size_t len, unsigned long *line, char *err, size_t errlen)
+{
+	struct calib_store st = { NULL, 0 };
+	ck_assert_int_eq(tu_write_file(in_base(name), text, len), 0);
+	int rc = calib_store_load(in_base(name), &st, line, err, errlen);
+	if (rc) {
+		/* a failed load leaves nothing behind */
+		ck_assert_ptr_null(st.rows);
+		ck_assert_uint_eq(st.n, 0);
+	}
+	calib_store_free(&st);
+	return rc;
+}
+
+/* ---- store ------------------------------------------------------------------ */
+
+START_TEST(test_store_round_trip_keeps_every_field)
+{
+	struct calib_store st = { NULL, 0 }, back;
+	struct calib_row a = make_row("vm", 0, "lcg64-v1/c1000", "idle");
+	a.quiet = 0;
+	snprintf(a.verdict, sizeof a.verdict,
+		 "not quiet: 'kworker/0:1, \"busy\"' (pid 7) used 5.0%% of a CPU; stop it\nand a second line");
+	struct calib_row b = make_row("vm", 1, "lcg64-v1/c1000", "normal");
+	b.kernel[0] = '\0'; /* an empty field */
+	snprintf(b.cpu_model, sizeof b.cpu_model, " Intel(R) Xeon(R) ");
+	b.tau_f_ns = 0.734512;
+	b.reps = 1;
+	b.seconds = 0.3;
+	ck_assert_int_eq(calib_store_put(&st, &a), 0);
+	ck_assert_int_eq(calib_store_put(&st, &b), 0);
+
+	/* two levels of directories that do not exist yet */
+	const char *path = in_base("new/sub/cal.csv");
+	ck_assert_int_eq(calib_store_save(path, &st), 0);
+	unsigned long line;
+	char err[256];
+	ck_assert_int_eq(calib_store_load(path, &back, &line, err, sizeof err), 0);
+	ck_assert_uint_eq(back.n, 2);
+	assert_rows_equal(&back.rows[0], &a);
+	assert_rows_equal(&back.rows[1], &b);
+	calib_store_free(&back);
+	calib_store_free(&st);
+	ck_assert_ptr_null(st.rows);
+	ck_assert_uint_eq(st.n, 0);
+}
+END_TEST
+
+START_TEST(test_store_put_replaces_same_key_and_appends_others)
+{
+	struct calib_store st = { NULL, 0 };
+	struct calib_row r = make_row("vm", 0, "lcg64-v1/c1000", "idle");
+	ck_assert_int_eq(calib_store_put(&st, &r), 0);
+	/* each key part differs in turn: all new rows */
+	struct calib_row other[] = {
+		make_row("vm2", 0, "lcg64-v1/c1000", "idle"),
+		make_row("vm", 1, "lcg64-v1/c1000", "idle"),
+		make_row("vm", 0, "lcg64-v1/c500", "idle"),
+		make_row("vm", 0, "lcg64-v1/c1000", "normal"),
+	};
+	for (size_t i = 0; i < 4; i++) {
+		other[i].tau_f_ns = 2.0 + (double)i;
+		ck_assert_int_eq(calib_store_put(&st, &other[i]), 0);
+	}
+	ck_assert_uint_eq(st.n, 5);
+	/* same host, cpu, variant and class: replaced in place, the others untouched */
+	struct calib_row again = make_row("vm", 0, "lcg64-v1/c1000", "idle");
+	again.tau_f_ns = 9.5;
+	again.quiet = 0;
+	ck_assert_int_eq(calib_store_put(&st, &again), 0);
+	ck_assert_uint_eq(st.n, 5);
+	ck_assert_double_eq(st.rows[0].tau_f_ns, 9.5);
+	ck_assert_int_eq(st.rows[0].quiet, 0);
+	for (size_t i = 0; i < 4; i++)
+		ck_assert_double_eq(st.rows[i + 1].tau_f_ns, 2.0 + (double)i);
+
+	const struct calib_row *f = calib_store_find(&st, "vm", 0, "lcg64-v1/c500", "idle");
+	ck_assert_ptr_eq(f, &st.rows[3]);
+	f = calib_store_find(&st, "vm", 0, "lcg64-v1/c1000", "idle");
+	ck_assert_ptr_eq(f, &st.rows[0]);
+	ck_assert_ptr_null(calib_store_find(&st, "vm", 2, "lcg64-v1/c1000", "idle"));
+	ck_assert_ptr_null(calib_store_find(&st, "vm", 1, "lcg64-v1/c1000", "nice"));
+	calib_store_free(&st);
+	ck_assert_ptr_null(calib_store_find(&st, "vm", 0, "lcg64-v1/c1000", "idle"));
+}
+END_TEST
+
+START_TEST(test_store_missing_file_is_empty)
+{
+	struct calib_store st;
+	unsigned long line = 99;
+	char err[256] = "junk";
+	ck_assert_int_eq(calib_store_load(in_base("no-such-file.csv"), &st, &line, err, sizeof err), 0);
+	ck_assert_uint_eq(st.n, 0);
+	ck_assert_ptr_null(st.rows);
+	ck_assert_uint_eq(line, 0);
+	ck_assert_str_eq(err, "");
+}
+END_TEST
+
+START_TEST(test_store_unreadable_path_gives_errno)
+{
+	struct calib_store st;
+	unsigned long line;
+	char err[256];
+	/* root can read a mode-000 file, but nobody can read a directory as a file */
+	ck_assert_int_eq(mkdir(in_base("a-dir"), 0755), 0);
+	ck_assert_int_eq(calib_store_load(in_base("a-dir"), &st, &line, err, sizeof err), -EISDIR);
+	ck_assert_uint_eq(st.n, 0);
+	/* a path through a regular file */
+	ck_assert_int_eq(tu_write_file(in_base("plain"), "x\n", 2), 0);
+	ck_assert_int_eq(calib_store_load(in_base("plain/cal.csv"), &st, &line, err, sizeof err), -ENOTDIR);
+}
+END_TEST
+
+START_TEST(test_store_empty_file_is_empty_store)
+{
+	unsigned long line;
+	char err[256];
+	ck_assert_int_eq(load_text("empty.csv", "", 0, &line, err, sizeof err), 0);
+	const char *t = CALIB_STORE_HEADER "\n";
+	ck_assert_int_eq(load_text("header.csv", t, strlen(t), &line, err, sizeof err), 0);
+}
+END_TEST
+
+START_TEST(test_store_reports_wrong_header)
+{
+	unsigned long line;
+	char err[256];
+	const char *t = "host,kernel,cpu\n" GOOD_ROW;
+	ck_assert_int_eq(load_text("hdr.csv", t, strlen(t), &line, err, sizeof err), -EBADMSG);
+	ck_assert_uint_eq(line, 1);
+	ck_assert_ptr_nonnull(strstr(err, "header"));
+}
+END_TEST
+
+START_TEST(test_store_reports_line_of_short_row)
+{
+	unsigned long line;
+	char err[256];
+	const char *t = CALIB_STORE_HEADER "\n" GOOD_ROW
+		"vm,6.1.0,AMD EPYC,1,lcg64-v1/c1000,idle,1.19,0.001,0.004,1.14,20,0.25,1,2026-11-22T00:20:33Z\n";
+	ck_assert_int_eq(load_text("short.csv", t, strlen(t), &line, err, sizeof err), -EBADMSG);
+	ck_assert_uint_eq(line, 3);
+	ck_assert_str_eq(err, "14 fields, expected 15");
+}
+END_TEST
+
+START_TEST(test_store_reports_non_numeric_tau)
+{
+	unsigned long line;
+	char err[256];
+	const char *t = CALIB_STORE_HEADER "\n" GOOD_ROW GOOD_ROW
+		"vm,6.1.0,AMD EPYC,1,lcg64-v1/c1000,idle,fast,0.001,0.004,1.14,20,0.25,1,quiet,2026-11-22T00:20:33Z\n";
+	ck_assert_int_eq(load_text("tau.csv", t, strlen(t), &line, err, sizeof err), -EBADMSG);
+	ck_assert_uint_eq(line, 4);
+	ck_assert_ptr_nonnull(strstr(err, "tau_f_ns"));
+	/* trailing junk after a number is as bad */
+	t = CALIB_STORE_HEADER "\n"
+	    "vm,6.1.0,AMD EPYC,1,lcg64-v1/c1000,idle,1.19ns,0.001,0.004,1.14,20,0.25,1,quiet,2026-11-22T00:20:33Z\n";
+	ck_assert_int_eq(load_text("tau2.csv", t, strlen(t), &line, err, sizeof err), -EBADMSG);
+	ck_assert_uint_eq(line, 2);
+	ck_assert_ptr_nonnull(strstr(err, "tau_f_ns"));
+}
+END_TEST
+
+START_TEST(test_store_reports_negative_cpu)
+{
+	unsigned long line;
+	char err[256];
+	const char *t = CALIB_STORE_HEADER "\n"
+		"vm,6.1.0,AMD EPYC,-1,lcg64-v1/c1000,idle,1.19,0.001,0.004,1.14,20,0.25,1,quiet,2026-11-22T00:20:33Z\n";
+	ck_assert_int_eq(load_text("cpu.csv", t, strlen(t), &line, err, sizeof err), -EBADMSG);
+	ck_assert_uint_eq(line, 2);
+	ck_assert_ptr_nonnull(strstr(err, "cpu"));
+	t = CALIB_STORE_HEADER "\n"
+	    "vm,6.1.0,AMD EPYC,1.5,lcg64-v1/c1000,idle,1.19,0.001,0.004,1.14,20,0.25,1,quiet,2026-11-22T00:20:33Z\n";
+	ck_assert_int_eq(load_text("cpu2.csv", t, strlen(t), &line, err, sizeof err), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(err, "cpu"));
+}
+END_TEST
+
+START_TEST(test_store_reports_start_line_of_unterminated_quote)
+{
+	unsigned long line;
+	char err[256];
+	/* the open quote in the verdict, on line 3; the file ends two lines later */
+	const char *t = CALIB_STORE_HEADER "\n" GOOD_ROW
+		"vm,6.1.0,AMD EPYC,1,lcg64-v1/c1000,idle,1.19,0.001,0.004,1.14,20,0.25,0,\"not quiet: x\n"
+		"more of the verdict\n"
+		"and more\n";
+	ck_assert_int_eq(load_text("open.csv", t, strlen(t), &line, err, sizeof err), -EBADMSG);
+	ck_assert_uint_eq(line, 3);
+	ck_assert_str_ne(err, "");
+	/* the open quote in the record's first field */
+	t = CALIB_STORE_HEADER "\n" GOOD_ROW
+	    "\"vm,6.1.0,AMD EPYC,1,lcg64-v1/c1000,idle,1.19,0.001,0.004,1.14,20,0.25,1,quiet,2026-11-22T00:20:33Z\n"
+	    "\n"
+	    "tail\n";
+	ck_assert_int_eq(load_text("open2.csv", t, strlen(t), &line, err, sizeof err), -EBADMSG);
+	ck_assert_uint_eq(line, 3);
+	ck_assert_str_ne(err, "");
+}
+END_TEST
+
+START_TEST(test_store_rejects_stray_quote_in_unquoted_field)
+{
+	unsigned long line;
+	char err[256];
+	const char *t = CALIB_STORE_HEADER "\n" GOOD_ROW
+		"v\"m,6.1.0,AMD EPYC,1,lcg64-v1/c1000,idle,1.19,0.001,0.004,1.14,20,0.25,1,quiet,2026-11-22T00:20:33Z\n";
+	ck_assert_int_eq(load_text("stray.csv", t, strlen(t), &line, err, sizeof err), -EBADMSG);
+	ck_assert_uint_eq(line, 3);
+	ck_assert_str_ne(err, "");
+	/* text after a closing quote */
+	t = CALIB_STORE_HEADER "\n"
+	    "\"vm\"x,6.1.0,AMD EPYC,1,lcg64-v1/c1000,idle,1.19,0.001,0.004,1.14,20,0.25,1,quiet,2026-11-22T00:20:33Z\n";
+	ck_assert_int_eq(load_text("stray2.csv", t, strlen(t), &line, err, sizeof err), -EBADMSG);
+	ck_assert_uint_eq(line, 2);
+}
+END_TEST
+
+START_TEST(test_store_rejects_nul_byte)
+{
+	unsigned long line;
+	char err[256];
+	static const char t[] = CALIB_STORE_HEADER "\n" GOOD_ROW
+		"v\0m,6.1.0,AMD EPYC,1,lcg64-v1/c1000,idle,1.19,0.001,0.004,1.14,20,0.25,1,quiet,2026-11-22T00:20:33Z\n";
+	ck_assert_int_eq(load_text("nul.csv", t, sizeof t - 1, &line, err, sizeof err), -EBADMSG);
+	ck_assert_uint_eq(line, 3);
+	ck_assert_str_ne(err, "");
+}
+END_TEST
+
+/* count_entries - entries of dir other than . and .., and whether name is one of them */
+static int count_entries(const char *dir, const char *name, int *found)
+{
+	DIR *d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	int n = 0;
+	*found = 0;
+	for (struct dirent *de; (de = readdir(d));) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		n++;
+		if (!strcmp(de->d_name, name))
+			*found = 1;
+	}
+	closedir(d);
+	return n;
+}
+
+START_TEST(test_store_save_is_atomic_and_replaces_old_file)
+{
+	struct calib_store st = { NULL, 0 }, back;
+	struct calib_row r = make_row("vm", 0, "lcg64-v1/c1000", "idle");
+	ck_assert_int_eq(calib_store_put(&st, &r), 0);
+	const char *dir = in_base("atomic");
+	const char *path = in_base("atomic/cal.csv");
+	ck_assert_int_eq(calib_store_save(path, &st), 0);
+	int found;
+	/* no cal.csv.XXXXXX left behind */
+	ck_assert_int_eq(count_entries(dir, "cal.csv", &found), 1);
+	ck_assert(found);
+
+	/* over an older, longer file: replaced by rename (a new inode), not rewritten */
+	char old[4096];
+	memset(old, 'z', sizeof old);
+	ck_assert_int_eq(tu_write_file(path, old, sizeof old), 0);
+	struct stat before, after;
+	ck_assert_int_eq(stat(path, &before), 0);
+	ck_assert_int_eq(calib_store_save(path, &st), 0);
+	ck_assert_int_eq(stat(path, &after), 0);
+	ck_assert_uint_ne(before.st_ino, after.st_ino);
+	ck_assert_int_lt(after.st_size, 1000);
+	ck_assert_int_eq(count_entries(dir, "cal.csv", &found), 1);
+	unsigned long line;
+	char err[256];
+	ck_assert_int_eq(calib_store_load(path, &back, &line, err, sizeof err), 0);
+	ck_assert_uint_eq(back.n, 1);
+	assert_rows_equal(&back.rows[0], &r);
+	calib_store_free(&back);
+
+	/* an empty store still writes the header */
+	struct calib_store none = { NULL, 0 };
+	ck_assert_int_eq(calib_store_save(path, &none), 0);
+	FILE *f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	char text[512] = "";
+	ck_assert_ptr_nonnull(fgets(text, sizeof text, f));
+	ck_assert_str_eq(text, CALIB_STORE_HEADER "\n");
+	ck_assert_ptr_null(fgets(text, sizeof text, f));
+	fclose(f);
+
+	/* a directory that cannot be made: an error, and nothing written */
+	ck_assert_int_eq(tu_write_file(in_base("file"), "x", 1), 0);
+	ck_assert_int_eq(calib_store_save(in_base("file/sub/cal.csv"), &st), -ENOTDIR);
+	calib_store_free(&st);
+}
+END_TEST
+
+START_TEST(test_store_default_path_prefers_xdg_then_home)
+{
+	char buf[256];
+	ck_assert_int_eq(setenv("XDG_CACHE_HOME", "/x/cache", 1), 0);
+	ck_assert_int_eq(setenv("HOME", "/home/u", 1), 0);
+	ck_assert_int_eq(calib_store_default_path(buf, sizeof buf), 0);
+	ck_assert_str_eq(buf, "/x/cache/displace/calibration.csv");
+	/* the XDG spec ignores a relative XDG_CACHE_HOME */
+	ck_assert_int_eq(setenv("XDG_CACHE_HOME", "rel/cache", 1), 0);
+	ck_assert_int_eq(calib_store_default_path(buf, sizeof buf), 0);
+	ck_assert_str_eq(buf, "/home/u/.cache/displace/calibration.csv");
+	ck_assert_int_eq(unsetenv("XDG_CACHE_HOME"), 0);
+	ck_assert_int_eq(calib_store_default_path(buf, sizeof buf), 0);
+	ck_assert_str_eq(buf, "/home/u/.cache/displace/calibration.csv");
+	ck_assert_int_eq(calib_store_default_path(buf, 10), -ENAMETOOLONG);
+	ck_assert_int_eq(setenv("HOME", "", 1), 0);
+	ck_assert_int_eq(calib_store_default_path(buf, sizeof buf), -ENOENT);
+	ck_assert_int_eq(unsetenv("HOME"), 0);
+	ck_assert_int_eq(calib_store_default_path(buf, sizeof buf), -ENOENT);
+}
+END_TEST
+
+/* ---- csvio ------------------------------------------------------------------ */
+
+#define MAX_SEEN 8
+struct seen {
+	size_t nrows;
+	size_t nfields[MAX_SEEN];
+	unsigned long line[MAX_SEEN], index[MAX_SEEN];
+	char field[MAX_SEEN][16][64];
+};
+
+static int collect(const struct csvio_row *row, void *ctx)
+{
+	struct seen *s = ctx;
+	ck_assert_uint_lt(s->nrows, MAX_SEEN);
+	size_t k = s->nrows++;
+	s->nfields[k] = row->n;
+	s->line[k] = row->line;
+	s->index[k] = row->index;
+	for (size_t i = 0; i < row->n && i < 16; i++)
+		snprintf(s->field[k][i], sizeof s->field[k][i], "%s", row->field[i]);
+	return 0;
+}
+
+START_TEST(test_csvio_quotes_only_fields_that_need_it)
+{
+	static const char *const fields[] = {
+		"plain", "in ner", "a,b", "say \"hi\"", "two\nlines", " lead", "trail ", "", "\tx", "x\t", "cr\r", "1.5",
+	};
+	const size_t n = sizeof fields / sizeof fields[0];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_int_eq(csvio_write_row(m, fields, n), 0);
+	fclose(m);
+	ck_assert_str_eq(text, "plain,in ner,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\" lead\",\"trail \",,\"\tx\","
+			       "\"x\t\",\"cr\r\",1.5\n");
+	free(text);
+
+	/* and every one of them reads back as written, on the lines it was written */
+	const char *path = in_base("quote.csv");
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(csvio_write_row(f, fields, n), 0);
+	const char *second[] = { "x", NULL };
+	ck_assert_int_eq(csvio_write_row(f, second, 2), 0);
+	fclose(f);
+	static struct seen s;
+	unsigned long line;
+	ck_assert_int_eq(csvio_read(path, collect, &s, &line), 0);
+	ck_assert_uint_eq(s.nrows, 2);
+	ck_assert_uint_eq(s.nfields[0], n);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_str_eq(s.field[0][i], fields[i]);
+	ck_assert_uint_eq(s.line[0], 1);
+	ck_assert_uint_eq(s.line[1], 3); /* after the field with a newline */
+	ck_assert_uint_eq(s.nfields[1], 2);
+	ck_assert_str_eq(s.field[1][1], ""); /* NULL is written as empty */
+}
+END_TEST
+
+START_TEST(test_csvio_reports_line_where_record_starts)
+{
+	/* blank lines are skipped; a record whose first field spans lines starts where the quote opens */
+	const char *t = "a,b\n"
+			"\n"
+			"\"x\n"
+			"y\",z\n"
+			"c,d";
+	ck_assert_int_eq(tu_write_file(in_base("lines.csv"), t, strlen(t)), 0);
+	static struct seen s;
+	unsigned long line;
+	ck_assert_int_eq(csvio_read(in_base("lines.csv"), collect, &s, &line), 0);
+	ck_assert_uint_eq(s.nrows, 3);
+	ck_assert_uint_eq(s.line[0], 1);
+	ck_assert_uint_eq(s.line[1], 3);
+	ck_assert_uint_eq(s.line[2], 5);
+	ck_assert_uint_eq(s.index[2], 2);
+	ck_assert_str_eq(s.field[1][0], "x\ny");
+	ck_assert_str_eq(s.field[2][1], "d"); /* the last record needs no newline */
+}
+END_TEST
+
+static int stop_at_second(const struct csvio_row *row, void *ctx)
+{
+	(void)ctx;
+	return row->index == 1 ? -ERANGE : 0;
+}
+
+START_TEST(test_csvio_callback_error_stops_with_its_line)
+{
+	const char *t = "h\n\n\"two\nlines\"\nthree\n";
+	ck_assert_int_eq(tu_write_file(in_base("cb.csv"), t, strlen(t)), 0);
+	unsigned long line;
+	ck_assert_int_eq(csvio_read(in_base("cb.csv"), stop_at_second, NULL, &line), -ERANGE);
+	ck_assert_uint_eq(line, 3);
+	ck_assert_int_eq(csvio_read(in_base("none.csv"), stop_at_second, NULL, &line), -ENOENT);
+}
+END_TEST
+
+/* ---- the quiet-host verdict ------------------------------------------------------ */
+
+/* quiet_in - a host comfortably under every threshold */
+static struct calib_quiet_in quiet_in(void)
+{
+	struct calib_quiet_in q;
+	memset(&q, 0, sizeof q);
+	q.cpu = 1;
+	q.ncpus_online = 2;
+	q.loadavg1 = 0.2;
+	q.cv = 0.002;
+	q.steal_frac = 0.0;
+	q.fluid_share = 0.995;
+	q.others_frac = 0.004;
+	q.ntop = 2;
+	q.top[0].pid = 321;
+	snprintf(q.top[0].comm, sizeof q.top[0].comm, "sshd");
+	q.top[0].frac = 0.003;
+	q.top[1].pid = 12;
+	snprintf(q.top[1].comm, sizeof q.top[1].comm, "kworker/1:0");
+	q.top[1].frac = 0.001;
+	return q;
+}
+
+/* assert_one_reason - not quiet, one reason, naming want, with a remedy after "; " */
+static void assert_one_reason(const struct calib_quiet_in *q, const char *want)
+{
+	struct calib_verdict v;
+	calib_judge(q, &v);
+	ck_assert_int_eq(v.quiet, 0);
+	ck_assert_int_eq(v.n, 1);
+	ck_assert_msg(strstr(v.reason[0], want), "'%s' not in '%s'", want, v.reason[0]);
+	const char *semi = strstr(v.reason[0], "; ");
+	ck_assert_msg(semi && semi[2], "no remedy in '%s'", v.reason[0]);
+}
+
+START_TEST(test_judge_quiet_under_thresholds)
+{
+	struct calib_quiet_in q = quiet_in();
+	struct calib_verdict v;
+	calib_judge(&q, &v);
+	ck_assert_int_eq(v.quiet, 1);
+	ck_assert_int_eq(v.n, 0);
+	/* right at each threshold is still quiet; a top process at 1 % is not (below) */
+	q.loadavg1 = CALIB_MAX_LOAD_PER_CPU * 2;
+	q.cv = CALIB_MAX_CV;
+	q.steal_frac = CALIB_MAX_STEAL;
+	q.fluid_share = CALIB_MIN_FLUID_SHARE;
+	q.top[0].frac = CALIB_MAX_OTHER_PROC * 0.99;
+	calib_judge(&q, &v);
+	ck_assert_int_eq(v.quiet, 1);
+}
+END_TEST
+
+START_TEST(test_judge_each_condition_alone_is_not_quiet)
+{
+	struct calib_quiet_in q = quiet_in();
+	q.loadavg1 = 1.5; /* > 0.5 per CPU on 2 CPUs */
+	assert_one_reason(&q, "1.50");
+
+	q = quiet_in();
+	q.ncpus_online = 4;
+	q.loadavg1 = 1.5; /* the same load on 4 CPUs is fine */
+	struct calib_verdict v;
+	calib_judge(&q, &v);
+	ck_assert_int_eq(v.quiet, 1);
+
+	q = quiet_in();
+	q.top[1].frac = CALIB_MAX_OTHER_PROC; /* at 1 % of a CPU */
+	assert_one_reason(&q, "'kworker/1:0' (pid 12) used 1.0%");
+	q.top[1].frac = 0.25;
+	assert_one_reason(&q, "25.0%");
+
+	q = quiet_in();
+	q.steal_frac = 0.012;
+	assert_one_reason(&q, "1.20%");
+	assert_one_reason(&q, "CPU 1");
+
+	q = quiet_in();
+	q.fluid_share = 0.9;
+	assert_one_reason(&q, "90.0%");
+
+	q = quiet_in();
+	q.cv = 0.035;
+	assert_one_reason(&q, "3.50%");
+}
+END_TEST
+
+START_TEST(test_judge_lists_every_reason)
+{
+	struct calib_quiet_in q = quiet_in();
+	q.loadavg1 = 3;
+	q.top[0].frac = 0.5;
+	q.top[1].frac = 0.2;
+	q.steal_frac = 0.1;
+	q.fluid_share = 0.5;
+	q.cv = 0.2;
+	struct calib_verdict v;
+	calib_judge(&q, &v);
+	ck_assert_int_eq(v.quiet, 0);
+	ck_assert_int_eq(v.n, 6);
+	ck_assert_ptr_nonnull(strstr(v.reason[1], "sshd"));
+	ck_assert_ptr_nonnull(strstr(v.reason[2], "kworker/1:0"));
+}
+END_TEST
+
+START_TEST(test_judge_ignores_nan_inputs)
+{
+	struct calib_quiet_in q = quiet_in();
+	q.loadavg1 = NAN;
+	q.cv = NAN;
+	q.steal_frac = NAN;
+	q.fluid_share = NAN;
+	struct calib_verdict v;
+	calib_judge(&q, &v);
+	ck_assert_int_eq(v.quiet, 1);
+	ck_assert_int_eq(v.n, 0);
+	/* and a known value beside them still counts */
+	q.cv = 0.05;
+	calib_judge(&q, &v);
+	ck_assert_int_eq(v.quiet, 0);
+	ck_assert_int_eq(v.n, 1);
+}
+END_TEST
+
+START_TEST(test_verdict_text_formats_quiet_and_reasons)
+{
+	struct calib_verdict v;
+	char buf[1024];
+	struct calib_quiet_in q = quiet_in();
+	calib_judge(&q, &v);
+	calib_verdict_text(&v, buf, sizeof buf);
+	ck_assert_str_eq(buf, "quiet");
+
+	q.steal_frac = 0.02;
+	q.cv = 0.05;
+	calib_judge(&q, &v);
+	ck_assert_int_eq(v.n, 2);
+	calib_verdict_text(&v, buf, sizeof buf);
+	char want[1024];
+	snprintf(want, sizeof want, "not quiet: %s | %s", v.reason[0], v.reason[1]);
+	ck_assert_str_eq(buf, want);
+
+	/* a short buffer truncates, still terminated */
+	char small[24];
+	calib_verdict_text(&v, small, sizeof small);
+	ck_assert_uint_eq(strlen(small), sizeof small - 1);
+	ck_assert_int_eq(strncmp(small, "not quiet: ", 11), 0);
+}
+END_TEST
+
+Suite *store_suite(void)
+{
+	Suite *s = suite_create("store");
+	TCase *tc = tcase_create("store");
+	tcase_add_unchecked_fixture(tc, base_setup, base_teardown);
+	tcase_add_test(tc, test_store_round_trip_keeps_every_field);
+	tcase_add_test(tc, test_store_put_replaces_same_key_and_appends_others);
+	tcase_add_test(tc, test_store_missing_file_is_empty);
+	tcase_add_test(tc, test_store_unreadable_path_gives_errno);
+	tcase_add_test(tc, test_store_empty_file_is_empty_store);
+	tcase_add_test(tc, test_store_reports_wrong_header);
+	tcase_add_test(tc, test_store_reports_line_of_short_row);
+	tcase_add_test(tc, test_store_reports_non_numeric_tau);
+	tcase_add_test(tc, test_store_reports_negative_cpu);
+	tcase_add_test(tc, test_store_reports_start_line_of_unterminated_quote);
+	tcase_add_test(tc, test_store_rejects_stray_quote_in_unquoted_field);
+	tcase_add_test(tc, test_store_rejects_nul_byte);
+	tcase_add_test(tc, test_store_save_is_atomic_and_replaces_old_file);
+	tcase_add_test(tc, test_store_default_path_prefers_xdg_then_home);
+	tcase_add_test(tc, test_csvio_quotes_only_fields_that_need_it);
+	tcase_add_test(tc, test_csvio_reports_line_where_record_starts);
+	tcase_add_test(tc, test_csvio_callback_error_stops_with_its_line);
+	suite_add_tcase(s, tc);
+	TCase *tj = tcase_create("verdict");
+	tcase_add_test(tj, test_judge_quiet_under_thresholds);
+	tcase_add_test(tj, test_judge_each_condition_alone_is_not_quiet);
+	tcase_add_test(tj, test_judge_lists_every_reason);
+	tcase_add_test(tj, test_judge_ignores_nan_inputs);
+	tcase_add_test(tj, test_verdict_text_formats_quiet_and_reasons);
+	suite_add_tcase(s, tj);
+	return s;
+}
