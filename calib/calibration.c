@@ -151,6 +151,10 @@ int calib_store_save(const char *path, const struct calib_store *st)
 	int fd = mkstemp(tmp);
 	if (fd < 0)
 		return -errno;
+	/* mkstemp makes it 0600; the store is as readable as any file the user makes */
+	mode_t mask = umask(0);
+	umask(mask);
+	fchmod(fd, 0666 & ~mask);
 	FILE *f = fdopen(fd, "w");
 	if (!f) {
 		int e = errno;

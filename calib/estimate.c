@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-int est_cal_from(const struct fluid_report *r, struct est_cal *c)
+int est_cal_from(const struct fluid_report *r, int use_steal, struct est_cal *c)
 {
 	memset(c, 0, sizeof *c);
 	if (!r->loops)
@@ -19,12 +19,16 @@ int est_cal_from(const struct fluid_report *r, struct est_cal *c)
 	c->g = work > 0 ? (c->wall_ns - work) / work : 0;
 	if (c->g < 0)
 		c->g = 0;
+	c->steal_ns = use_steal ? fluid_steal_ns(r) : 0;
+	c->g_nosteal = work > 0 ? (c->wall_ns - c->steal_ns - work) / work : 0;
+	if (c->g_nosteal < 0)
+		c->g_nosteal = 0;
 	c->post_rate = c->wall_ns > 0 ? fluid_post_extra_ns(r) / c->wall_ns : 0;
 	return 0;
 }
 
 int est_cpu_from(const struct fluid_report *corun, const struct est_cal *before, const struct est_cal *after,
-		 double tau_sd_ns, struct est_cpu *e)
+		 double tau_sd_ns, double other_steal_ns, int use_steal, struct est_cpu *e)
 {
 	memset(e, 0, sizeof *e);
 	if (!corun->loops || before->tau_ns <= 0 || after->tau_ns <= 0)
@@ -36,14 +40,15 @@ int est_cpu_from(const struct fluid_report *corun, const struct est_cal *before,
 	e->t_put_ns = e->t2_ns - e->l2 * e->tau_f_ns;
 	/* drift-robust: the fluid's own undisturbed speed during the co-run */
 	e->tau0_2_ns = fluid_tau0_ns(corun);
-	double g = (before->g + after->g) / 2;
+	double g = (before->g_nosteal + after->g_nosteal) / 2;
+	e->steal_ns = use_steal ? fluid_steal_ns(corun) + other_steal_ns : 0;
 	if (isnan(e->tau0_2_ns)) {
 		e->tau0_2_ns = NAN;
 		e->tau_f_robust_ns = NAN;
 		e->t_put_robust_ns = NAN;
 	} else {
 		e->tau_f_robust_ns = e->tau0_2_ns * (1 + g);
-		e->t_put_robust_ns = e->t2_ns - e->l2 * e->tau_f_robust_ns;
+		e->t_put_robust_ns = e->t2_ns - e->steal_ns - e->l2 * e->tau_f_robust_ns;
 	}
 	/* e_drift: the bracket assumes tau_F moved linearly; it may be off by half the change */
 	e->drift_ns = fabs(after->tau_ns - before->tau_ns) / 2 * e->l2;

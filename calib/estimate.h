@@ -9,8 +9,12 @@
  *   classic       tau_F from the calibrations just before and just after;
  *   drift-robust  the fluid's undisturbed speed measured *during* step 2
  *                 from its chunk timings (tau0), times the share of
- *                 background work per loop seen in the calibrations:
- *                 tau_F' = tau0(2) (1 + g),  g = (T_F(1) - L_F(1) tau0(1)) / (L_F(1) tau0(1)).
+ *                 background work per loop seen in the calibrations, and
+ *                 with the time the hypervisor stole (steal) taken out of
+ *                 both steps:
+ *                 T_PUT' = T_F(2) - S(2) - L_F(2) tau0(2) (1 + g),
+ *                 g = (T_F(1) - S(1) - L_F(1) tau0(1)) / (L_F(1) tau0(1)),
+ *                 S = steal seen by the fluid (and by the PUT, in step 2).
  * See docs/estimators.md for the error terms.
  */
 #ifndef ESTIMATE_H
@@ -28,10 +32,16 @@ struct est_cal {
 	double g;               /* background per loop, relative to tau0 */
 	double post_rate;       /* post-gap extra time per ns of wall time */
 	double wall_ns;
+	double steal_ns;        /* stolen while the fluid was current (0 if unknown) */
+	double g_nosteal;       /* background per loop without steal */
 };
 
-/* est_cal_from - summarise a calibration report. -EINVAL if it has no loops */
-int est_cal_from(const struct fluid_report *r, struct est_cal *c);
+/*
+ * est_cal_from - summarise a calibration report; use_steal says whether the
+ * fluid's task-clock minus CPU time is steal (it is not when the kernel
+ * also leaves IRQ time out of CPU time). -EINVAL if it has no loops.
+ */
+int est_cal_from(const struct fluid_report *r, int use_steal, struct est_cal *c);
 
 /* One CPU's fluid during one co-run, with the calibrations around it. */
 struct est_cpu {
@@ -39,6 +49,7 @@ struct est_cpu {
 	double tau_f_ns;         /* classic: mean of before and after */
 	double tau_f_robust_ns;  /* drift-robust: tau0(2) (1 + g) */
 	double tau0_2_ns;
+	double steal_ns;         /* steal removed by the drift-robust estimator */
 	double t_put_ns;         /* classic displacement */
 	double t_put_robust_ns;  /* drift-robust displacement */
 	double drift_ns;         /* |after - before| / 2 * L_F(2): what the bracket can be off by */
@@ -50,9 +61,11 @@ struct est_cpu {
  * est_cpu_from - displacement on one CPU from the co-run report and the
  * calibrations just before and after. tau_sd_ns is the sd of a single
  * calibration's tau_F (from all calibrations so far, 0 if unknown).
+ * other_steal_ns is steal seen by others on this CPU during the co-run (the
+ * PUT's task-clock minus its CPU time), use_steal as for est_cal_from.
  */
 int est_cpu_from(const struct fluid_report *corun, const struct est_cal *before, const struct est_cal *after,
-		 double tau_sd_ns, struct est_cpu *e);
+		 double tau_sd_ns, double other_steal_ns, int use_steal, struct est_cpu *e);
 
 /*
  * est_res_ns - Woodside's clock-resolution error on T_PUT for one run:

@@ -116,6 +116,8 @@ int report_parse_fluid(const char *line, struct fluid_report *r, char *err, size
 	    (rc = get_str(line, "variant", r->variant, sizeof r->variant, err, errlen)) ||
 	    (rc = get_str(line, "stop", r->stop, sizeof r->stop, err, errlen)))
 		return rc;
+	if ((rc = get_val(line, "task_clock_ns", &r->task_clock_ns, err, errlen)))
+		return rc;
 	if (!report_field(line, "hist", hist, sizeof hist) || chunkstat_parse_hist(hist, r->hist)) {
 		snprintf(err, errlen, "bad or missing field 'hist'");
 		return -EBADMSG;
@@ -198,6 +200,13 @@ double fluid_excess_ns(const struct fluid_report *r)
 {
 	double t0 = fluid_tau0_ns(r);
 	return isnan(t0) ? NAN : fluid_wall_ns(r) - (double)r->loops * t0;
+}
+
+double fluid_steal_ns(const struct fluid_report *r)
+{
+	if (!r->task_clock_ns.avail || r->task_clock_ns.v < (double)r->cpu_ns)
+		return 0;
+	return r->task_clock_ns.v - (double)r->cpu_ns;
 }
 
 double fluid_post_extra_ns(const struct fluid_report *r)

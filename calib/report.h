@@ -23,6 +23,7 @@ struct fluid_report {
 	uint64_t chunks, min_chunk_ns, max_chunk_ns;
 	uint64_t ok_n, ok_ns, gap_n, gap_ns, post_n, post_ns;
 	uint64_t clock_res_ns;
+	struct report_val task_clock_ns; /* perf task-clock of the fluid: includes steal */
 	uint64_t hist[CHUNKSTAT_BUCKETS];
 };
 
@@ -51,6 +52,12 @@ double fluid_tau_ns(const struct fluid_report *r);
 double fluid_tau0_ns(const struct fluid_report *r);
 /* fluid_excess_ns - T_F - L_F tau0: the time other work took from the fluid */
 double fluid_excess_ns(const struct fluid_report *r);
+/*
+ * fluid_steal_ns - time the hypervisor stole while the fluid was current:
+ * its task-clock (local_clock) minus its scheduler CPU time (clock_task,
+ * which leaves steal out). 0 when task-clock is unavailable.
+ */
+double fluid_steal_ns(const struct fluid_report *r);
 /* fluid_post_extra_ns - the post-gap chunks' time beyond undisturbed chunks (cache reload) */
 double fluid_post_extra_ns(const struct fluid_report *r);
 

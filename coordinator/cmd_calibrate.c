@@ -223,8 +223,11 @@ static void print_cpu(const struct cpu_result *r, const struct exp_fluid_opts *f
 {
 	const struct stats_summary *t = &r->tau;
 	printf("CPU %d   fluid %s at %s, %u x %.3g s\n", r->cpu, variant, fo->sched, reps, (double)rep_ns / 1e9);
-	printf("  tau_F        %.5f ns/loop ± %.5f (95%% CI, ±%.2f%%)  CV %.2f%%  min…max %.5f…%.5f  n=%zu\n", t->mean,
-	       t->ci_half, 100 * t->ci_half / t->mean, 100 * t->cv, t->min, t->max, t->n);
+	if (t->n > 1)
+		printf("  tau_F        %.5f ns/loop ± %.5f (95%% CI, ±%.2f%%)  CV %.2f%%  min…max %.5f…%.5f  n=%zu\n", t->mean,
+		       t->ci_half, 100 * t->ci_half / t->mean, 100 * t->cv, t->min, t->max, t->n);
+	else
+		printf("  tau_F        %.5f ns/loop  n=1: no CI or CV (use --reps 2 or more)\n", t->mean);
 	printf("  undisturbed  %.5f ns/loop (chunks with nothing else in them)  CV %.2f%%\n", r->tau0.mean,
 	       100 * r->tau0.cv);
 	printf("  fluid share  %.2f%% of CPU %d (the fluid's CPU time over its wall time)\n", 100 * r->fluid_share, r->cpu);

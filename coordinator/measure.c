@@ -50,7 +50,7 @@ int meas_calibrate(struct meas_ctx *mc)
 	if (rc)
 		return rc;
 	for (int i = 0; i < mc->o.cpus.n; i++) {
-		if (est_cal_from(&reps[i], &mc->prev[i])) {
+		if (est_cal_from(&reps[i], mc->o.use_steal, &mc->prev[i])) {
 			snprintf(mc->err, sizeof mc->err, "the fluid did no loops on CPU %d", mc->o.cpus.cpu[i]);
 			return -EIO;
 		}
@@ -177,9 +177,18 @@ int meas_run(struct meas_ctx *mc, struct meas_series *s, uint64_t ops)
 	memset(&run, 0, sizeof run);
 	run.ops = r.put.ops;
 	double sd = cal_sd(mc);
+	/* steal while the PUT was current: task-clock runs on, its CPU time does not */
+	const struct put_report *pr = &r.put;
+	double put_steal = 0;
+	if (pr->task_clock_ns.avail) {
+		const struct report_val *cpu = pr->schedstat_ns.avail ? &pr->schedstat_ns : &pr->cputime_ns;
+		if (cpu->avail && pr->task_clock_ns.v > cpu->v)
+			put_steal = pr->task_clock_ns.v - cpu->v;
+	}
 	for (int i = 0; i < mc->o.cpus.n; i++) {
 		struct est_cpu e;
-		if (est_cpu_from(&r.fluid[i], &before[i], &mc->prev[i], sd, &e)) {
+		double other = mc->o.cpus.cpu[i] == mc->o.cpu ? put_steal : 0;
+		if (est_cpu_from(&r.fluid[i], &before[i], &mc->prev[i], sd, other, mc->o.use_steal, &e)) {
 			snprintf(mc->err, sizeof mc->err, "the fluid did no loops on CPU %d", mc->o.cpus.cpu[i]);
 			return -EIO;
 		}
@@ -197,6 +206,7 @@ int meas_run(struct meas_ctx *mc, struct meas_series *s, uint64_t ops)
 			run.l2 = e.l2;
 			run.lf1 = (before[i].wall_ns / before[i].tau_ns + mc->prev[i].wall_ns / mc->prev[i].tau_ns) / 2;
 			run.res_ns = est_res_ns(mc->o.delta_ns, run.l2, run.lf1);
+			run.steal_ns = e.steal_ns;
 		}
 		if (r.have_sirq && c < r.sirq0.ncpu) {
 			run.net_rx[i] = (double)(r.sirq1.net_rx[c] - r.sirq0.net_rx[c]);

@@ -26,6 +26,7 @@ struct meas_opts {
 	int fit;                     /* alternate L and L/4 and fit the line */
 	double delta_ns;             /* clock resolution for e_res */
 	uint64_t sim_res_ns;         /* --clock-resolution: quantise every clock (0 = off) */
+	int use_steal;               /* task-clock minus CPU time is steal (IRQ_TIME_ACCOUNTING off) */
 };
 
 /* One co-run. Times are ns for the whole run; NAN when unavailable. */
@@ -36,6 +37,7 @@ struct meas_run {
 	double os_ns[MEAS_NSRC];
 	double drift_ns, calib_ns, cache_ns, res_ns;
 	double tau_f_ns, tau0_ns, t2_ns, l2, lf1;    /* on the PUT's CPU */
+	double steal_ns;                            /* removed by the drift-robust estimator */
 	double net_rx[EXP_MAX_CPUS], net_tx[EXP_MAX_CPUS];
 	double put_wall_ns;                         /* put's own loop wall time */
 	long nvcsw, nivcsw;

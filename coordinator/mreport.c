@@ -149,6 +149,10 @@ json_t *mreport_json(const struct meas_summary *s, const struct meas_ctx *mc, co
 	for (int k = 0; k < MEAS_NSRC; k++)
 		json_object_set_new(pct, meas_src_key((enum meas_src)k), summary_json(&s->pct[k], 1));
 	json_object_set_new(o, "pct_vs_displacement", pct);
+	json_t *pctr = json_object();
+	for (int k = 0; k < MEAS_NSRC; k++)
+		json_object_set_new(pctr, meas_src_key((enum meas_src)k), summary_json(&s->pct_robust[k], 1));
+	json_object_set_new(o, "pct_vs_drift_robust", pctr);
 	json_object_set_new(o, "startup_us", jout_num(s->startup_ns / 1e3));
 	json_t *err = json_object();
 	json_object_set_new(err, "statistical", jout_num(s->tau.ci_half / 1e3));
@@ -187,6 +191,7 @@ json_t *mreport_json(const struct meas_summary *s, const struct meas_ctx *mc, co
 		json_object_set_new(jr, "l_f2", jout_num(r->l2));
 		json_object_set_new(jr, "tau_f_ns", jout_num(r->tau_f_ns));
 		json_object_set_new(jr, "tau0_ns", jout_num(r->tau0_ns));
+		json_object_set_new(jr, "steal_ns", jout_num(r->steal_ns));
 		json_object_set_new(jr, "outlier", json_boolean(r->outlier));
 		json_array_append_new(runs, jr);
 	}

@@ -161,6 +161,8 @@ int mrun_setup(struct mrun *r)
 	o.fit = m->fit;
 	o.sim_res_ns = m->clock_res_ns;
 	o.max_run_ns = 60000000000ull;
+	/* with IRQ time accounting, CPU time also leaves out interrupts: task-clock minus it is not steal */
+	o.use_steal = strcmp(r->ctx.irq_time_acct, "y") != 0;
 	if (m->clock_res_ns > 1) {
 		o.delta_ns = (double)m->clock_res_ns;
 	} else {

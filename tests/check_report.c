@@ -11,7 +11,7 @@
 /* As `bin/fluid --cpu 0 --seconds 50ms` printed it on this host. */
 static const char real_fluid[] =
 	"fluid cpu=0 ran_on=0 sched=idle variant=lcg64-v1 chunk_loops=1000 loops=44211000 start_ns=1036516807236 "
-	"end_ns=1036566807749 cpu_ns=49965143 chunks=44211 min_chunk_ns=1071 max_chunk_ns=61132 ok_n=44047 "
+	"end_ns=1036566807749 cpu_ns=49965143 task_clock_ns=49995143 chunks=44211 min_chunk_ns=1071 max_chunk_ns=61132 ok_n=44047 "
 	"ok_ns=48818395 gap_n=83 gap_ns=1081909 post_n=81 post_ns=100209 clock_res_ns=0 stop=time sink=229 "
 	"hist=129:886,130:37309,131:4788,132:70,133:13,134:166,135:231,136:47,137:156,138:75,139:113,140:76,141:66,"
 	"142:110,143:13,144:4,145:2,146:6,147:2,148:2,150:1,156:1,166:1,168:2,169:2,170:4,171:5,172:3,173:2,174:3,"
@@ -25,7 +25,7 @@ static const char real_fluid[] =
  */
 static const char round_fluid[] =
 	"fluid cpu=1 ran_on=1 sched=nice variant=lcg64-v1 chunk_loops=1000 loops=10000 start_ns=1000000 "
-	"end_ns=1013000 cpu_ns=12900 chunks=10 min_chunk_ns=990 max_chunk_ns=2500 ok_n=7 ok_ns=7000 gap_n=2 "
+	"end_ns=1013000 cpu_ns=12900 task_clock_ns=n/a:EACCES chunks=10 min_chunk_ns=990 max_chunk_ns=2500 ok_n=7 ok_ns=7000 gap_n=2 "
 	"gap_ns=4500 post_n=1 post_ns=1500 clock_res_ns=0 stop=stdin sink=17 hist=129:7,134:1,155:1,162:1";
 
 /* As `bin/put --cpu 0 exec -- /bin/true` printed it here: no perf CPU-time clock in this guest. */
@@ -124,6 +124,21 @@ START_TEST(test_fluid_derived_times_match_hand_computation)
 	ck_assert_double_eq_tol(fluid_tau0_ns(&r), 1.10832508, 1e-8);
 	ck_assert_double_eq_tol(fluid_excess_ns(&r), 1000352.69, 0.01);
 	ck_assert_double_eq_tol(fluid_post_extra_ns(&r), 10434.67, 0.01);
+}
+END_TEST
+
+START_TEST(test_fluid_steal_is_task_clock_minus_cpu_time)
+{
+	static struct fluid_report r;
+	char err[128];
+	ck_assert_int_eq(report_parse_fluid(real_fluid, &r, err, sizeof err), 0);
+	ck_assert(r.task_clock_ns.avail);
+	ck_assert_double_eq_tol(fluid_steal_ns(&r), 49995143.0 - 49965143.0, 1e-6);
+	/* unavailable task-clock: no steal can be seen, and none is invented */
+	ck_assert_int_eq(report_parse_fluid(round_fluid, &r, err, sizeof err), 0);
+	ck_assert(!r.task_clock_ns.avail);
+	ck_assert_str_eq(r.task_clock_ns.why, "EACCES");
+	ck_assert_double_eq(fluid_steal_ns(&r), 0);
 }
 END_TEST
 
@@ -352,6 +367,7 @@ Suite *report_suite(void)
 	TCase *tc = tcase_create("parse");
 	tcase_add_test(tc, test_fluid_report_parses_every_field);
 	tcase_add_test(tc, test_fluid_derived_times_match_hand_computation);
+	tcase_add_test(tc, test_fluid_steal_is_task_clock_minus_cpu_time);
 	tcase_add_test(tc, test_fluid_derived_times_without_ok_chunks_or_slow_post);
 	tcase_add_test(tc, test_fluid_report_names_missing_field);
 	tcase_add_test(tc, test_fluid_report_names_bad_value);
