@@ -141,7 +141,7 @@ int cmd_measure(int argc, char **argv)
 		return st;
 	}
 	struct meas_series s;
-	mrun_series_init(&s, r.m.wargs, r.m.nwargs, r.m.workload);
+	mrun_series_init(&r, &s, r.m.workload);
 	int rc = 0, met = 0;
 	if ((st = mrun_choose_ops(&r, &s)))
 		goto out;

@@ -49,6 +49,7 @@ struct meas_series {
 	char label[64];          /* e.g. "1000" for a size, or the workload name */
 	char *args[64];          /* workload name and its options, as put takes them */
 	int nargs;
+	int first_rest;          /* where a "--" and the command after it begin (or nargs) */
 	uint64_t ops;            /* L */
 	uint64_t size_bytes;     /* for sweeps; 0 otherwise */
 	struct meas_run *runs;

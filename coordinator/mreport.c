@@ -70,9 +70,13 @@ void mreport_print(FILE *f, const struct meas_summary *s, const struct meas_ctx 
 	char a[32], b[32], c[32], d[32];
 	const struct stats_summary *t = &s->tau, *r = &s->tau_robust;
 	const char *unit = s->fitted ? "pairs" : "runs";
-	fprintf(f, "  tau_PUT      %s µs ± %s (95%% CI, ±%.2f%%)  n=%zu %s  min…max %s…%s   [displacement]\n",
-		us(t->mean, a, sizeof a), us(t->ci_half, b, sizeof b), 100 * t->ci_half / t->mean, s->n, unit,
-		us(t->min, c, sizeof c), us(t->max, d, sizeof d));
+	if (isfinite(t->ci_half))
+		fprintf(f, "  tau_PUT      %s µs ± %s (95%% CI, ±%.2f%%)  n=%zu %s  min…max %s…%s   [displacement]\n",
+			us(t->mean, a, sizeof a), us(t->ci_half, b, sizeof b), 100 * t->ci_half / fabs(t->mean), s->n,
+			unit, us(t->min, c, sizeof c), us(t->max, d, sizeof d));
+	else
+		fprintf(f, "  tau_PUT      %s µs (no CI: n=%zu %s)   [displacement]\n", us(t->mean, a, sizeof a), s->n,
+			unit);
 	fprintf(f, "  drift-robust %s µs ± %s (95%% CI)   [fluid speed measured during the run]\n", us(r->mean, a, sizeof a),
 		us(r->ci_half, b, sizeof b));
 	if (s->fitted)

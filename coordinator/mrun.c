@@ -126,6 +126,76 @@ void mrun_drift_note(struct mrun *r)
 			 r->m.cpu, 100 * d, r->stored_date);
 }
 
+/* the kind of peer a workload talks to, or NULL */
+static const char *peer_kind(const struct put_workload *w)
+{
+	return w ? w->peer : NULL;
+}
+
+/* the peer CPU: --peer-cpu N or same, else another CPU, not the measured CPU's SMT sibling */
+static int choose_peer_cpu(struct mrun *r, int *cpu)
+{
+	const char *a = r->m.peer_cpu_arg;
+	if (a && !strcmp(a, "same")) {
+		*cpu = r->m.cpu;
+		return 0;
+	}
+	if (a) {
+		if (cli_parse_int(a, 0, CLI_MAX_CPUS - 1, cpu))
+			return msg_usage(r->m.cmd, "invalid value '%s' for --peer-cpu (a CPU number or 'same')", a);
+		if (!cli_cpus_contains(&r->ctx.online, *cpu))
+			return msg_usage(r->m.cmd, "peer cpu %d is not online", *cpu);
+		return 0;
+	}
+	struct cli_cpus sib;
+	context_cpu_siblings(r->m.cpu, &sib);
+	int fallback = -1;
+	for (int i = 0; i < r->ctx.online.n; i++) {
+		int c = r->ctx.online.cpu[i];
+		if (c == r->m.cpu)
+			continue;
+		if (cli_cpus_contains(&sib, c)) {
+			if (fallback < 0)
+				fallback = c;
+			continue;
+		}
+		*cpu = c;
+		return 0;
+	}
+	*cpu = fallback >= 0 ? fallback : r->m.cpu;
+	return 0;
+}
+
+static int start_peer(struct mrun *r)
+{
+	const char *kind = peer_kind(r->w);
+	if (!kind)
+		return 0;
+	if (r->m.peer_arg) {
+		r->peer_addr = r->m.peer_arg;
+		snprintf(r->peer_note, sizeof r->peer_note, "peer %s (external: its work is not measured)", r->m.peer_arg);
+		return 0;
+	}
+	int cpu, st = choose_peer_cpu(r, &cpu);
+	if (st)
+		return st;
+	char err[512];
+	int rc = peer_start(r->env, &r->peer, cpu, err, sizeof err);
+	if (rc) {
+		msg_error("%s", err);
+		return rc == -EINTR ? EXIT_FAILED : EXIT_RESOURCE;
+	}
+	r->peer_addr = peer_addr(&r->peer, kind);
+	int in_fluid = cli_cpus_contains(&r->mc.o.cpus, cpu);
+	if (cpu == r->m.cpu)
+		snprintf(r->peer_note, sizeof r->peer_note,
+			 "local peer on the measured CPU %d: its work is in the displacement", cpu);
+	else
+		snprintf(r->peer_note, sizeof r->peer_note, "local peer on CPU %d%s", cpu,
+			 in_fluid ? ", measured too (--cpus)" : ": its work is not in the displacement (add --cpus to see it)");
+	return 0;
+}
+
 int mrun_setup(struct mrun *r)
 {
 	const char *cmd = r->m.cmd;
@@ -193,22 +263,45 @@ int mrun_setup(struct mrun *r)
 	meas_init(&r->mc, r->env, &o);
 	r->stored_tau_f_ns = 0;
 	store_note(r);
+	int st = start_peer(r);
+	if (st)
+		return st;
 	r->start_ns = dclock_raw_ns();
 	return 0;
 }
 
-void mrun_series_init(struct meas_series *s, char **wargs, int nwargs, const char *label)
+void mrun_series_init(struct mrun *r, struct meas_series *s, const char *label)
 {
+	static char peer_arg[256];
 	memset(s, 0, sizeof *s);
 	snprintf(s->label, sizeof s->label, "%s", label);
-	for (int i = 0; i < nwargs && s->nargs < 60; i++)
-		s->args[s->nargs++] = wargs[i];
+	for (int i = 0; i < r->m.nwargs && s->nargs < 56; i++) {
+		/* options go before a "--" that ends them (exec) */
+		if (!strcmp(r->m.wargs[i], "--"))
+			break;
+		s->args[s->nargs++] = r->m.wargs[i];
+	}
+	if (r->peer_addr) {
+		snprintf(peer_arg, sizeof peer_arg, "--peer=%s", r->peer_addr);
+		s->args[s->nargs++] = peer_arg;
+	}
+	s->first_rest = s->nargs;
+	for (int i = 0; i < r->m.nwargs && s->nargs < 62; i++)
+		if (!strcmp(r->m.wargs[i], "--")) {
+			for (; i < r->m.nwargs && s->nargs < 62; i++)
+				s->args[s->nargs++] = r->m.wargs[i];
+			break;
+		}
 }
 
 void mrun_add_arg(struct meas_series *s, char *arg)
 {
-	if (s->nargs < 62)
-		s->args[s->nargs++] = arg;
+	/* before a "--" and what follows it */
+	if (s->nargs >= 62)
+		return;
+	memmove(&s->args[s->first_rest + 1], &s->args[s->first_rest], (size_t)(s->nargs - s->first_rest) * sizeof s->args[0]);
+	s->args[s->first_rest++] = arg;
+	s->nargs++;
 }
 
 static int has_arg(const struct meas_series *s, const char *name)
@@ -303,6 +396,8 @@ int mrun_fail(struct mrun *r, int rc)
 
 void mrun_finish(struct mrun *r)
 {
+	if (r->env && r->peer.started)
+		peer_stop(r->env, &r->peer);
 	if (r->env) {
 		exp_env_fini(r->env);
 		free(r->env);

@@ -9,6 +9,7 @@
 #include "coordinator/context.h"
 #include "coordinator/measure.h"
 #include "coordinator/mopts.h"
+#include "coordinator/peer.h"
 #include "put/put.h"
 
 struct mrun {
@@ -19,6 +20,9 @@ struct mrun {
 	struct meas_ctx mc;
 	uint64_t start_ns;
 	double stored_tau_f_ns;   /* from the calibration store, 0 if none */
+	struct peer peer;         /* the local peer, when the workload needs one */
+	const char *peer_addr;    /* what the workload connects to: --peer or the local peer */
+	char peer_note[160];      /* where the peer runs, for the output */
 	char stored_date[32];
 };
 
@@ -44,9 +48,9 @@ void mrun_drift_note(struct mrun *r);
 int mrun_fail(struct mrun *r, int rc);
 /* mrun_finish - stop the loop and release everything */
 void mrun_finish(struct mrun *r);
-/* mrun_series_init - a series for the workload arguments */
-void mrun_series_init(struct meas_series *s, char **wargs, int nwargs, const char *label);
-/* mrun_add_arg - append an argument to a series (e.g. --size 1000); the string must outlive it */
+/* mrun_series_init - a series for the workload arguments, with --peer when there is one */
+void mrun_series_init(struct mrun *r, struct meas_series *s, const char *label);
+/* mrun_add_arg - add a workload option to a series (e.g. --size=1000), before any "--"; it must outlive it */
 void mrun_add_arg(struct meas_series *s, char *arg);
 
 #endif

@@ -39,6 +39,8 @@ struct put_workload {
 	/* exit_status - put's exit status after a failed run, or 0 for the default; may be NULL */
 	int (*exit_status)(void *state);
 	int counts_children; /* its work happens in child processes (exec) */
+	/* peer - the kind of peer it talks to ("tcp", "udp", "unix", "rpc"), or NULL */
+	const char *peer;
 };
 
 extern const struct put_workload put_spin;

@@ -1,0 +1,306 @@
+/*
+ * cmd_sweep.c - displace sweep: the cost of one operation by message size
+ * (Woodside Table 2). Sizes are interleaved run by run, so that drift of
+ * the host is spread over all sizes instead of posing as a size effect.
+ */
+#include "coordinator/displace.h"
+#include "coordinator/jsonout.h"
+#include "coordinator/mreport.h"
+#include "coordinator/mrun.h"
+#include "coordinator/msg.h"
+#include "coordinator/plot.h"
+#include "fluid/dclock.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SIZES 64
+#define DEFAULT_REPS 8
+
+static void usage(FILE *f)
+{
+	fputs("usage: displace sweep WORKLOAD --sizes LIST [workload options] [options]\n"
+	      "\n"
+	      "The cost of one operation by message size: one measurement per size, with\n"
+	      "the sizes interleaved run by run so that host drift is spread over all of\n"
+	      "them. Prints a table of displacement ± CI, each OS source with its %\n"
+	      "difference, and the cost per KB; appends CSV rows; draws a plot.\n"
+	      "\n"
+	      "Sizes:\n"
+	      "  --sizes LIST         FROM:TO:STEP (TO included) or a list, e.g.\n"
+	      "                       1000:8000:1000 or 1k,2k,64k (k = 1000, Ki = 1024),\n"
+	      "                       1 byte to 16 MiB; passed to the workload as --size\n"
+	      "\n"
+	      "Workloads with a message size: tcp, tcp-stream, udp, unix, rpc (see\n"
+	      "'displace workloads'). A local peer is started on another CPU unless\n"
+	      "--peer ADDR is given:\n"
+	      "  --peer ADDR          an external peer ('displace serve' on another host)\n"
+	      "  --peer-cpu N|same    the local peer's CPU (default: another CPU, not the\n"
+	      "                       measured CPU's SMT sibling); same puts it on the\n"
+	      "                       measured CPU, so its work is in the displacement\n"
+	      "\n",
+	      f);
+	fputs(mopts_help_placement, f);
+	fputs("\n", f);
+	fputs(mopts_help_measurement, f);
+	fputs("                       (for sweep: --reps default 8 per size, 4 pairs)\n\n", f);
+	fputs(mopts_help_output, f);
+	fputs("  --plot FILE.svg      cost against size: displacement with CI bars, lines\n"
+	      "                       for the OS sources (gnuplot; without it the .gp\n"
+	      "                       script and .dat data are written)\n"
+	      "\n"
+	      "Example:\n"
+	      "  displace sweep tcp --sizes 1000:8000:1000 --csv results.csv --plot results.svg\n"
+	      "\n"
+	      "Exit status as for 'displace measure'.\n",
+	      f);
+}
+
+struct sweep_opts {
+	uint64_t sizes[MAX_SIZES];
+	size_t nsizes;
+};
+
+enum { X_SIZES = 1 };
+
+static const struct mopts_extra extra[] = {
+	{ "sizes", 1, X_SIZES },
+	{ NULL, 0, 0 },
+};
+
+static int on_extra(int id, const char *val, void *ctx, char *err, size_t errlen)
+{
+	struct sweep_opts *o = ctx;
+	if (id == X_SIZES) {
+		int rc = cli_parse_sizes(val, o->sizes, MAX_SIZES, &o->nsizes);
+		if (rc == -ERANGE)
+			snprintf(err, errlen, "too many sizes in '%s' (at most %d)", val, MAX_SIZES);
+		else if (rc)
+			snprintf(err, errlen, "invalid value '%s' for --sizes (e.g. 1000:8000:1000 or 1k,2k,64k)", val);
+		return rc;
+	}
+	return -1;
+}
+
+static void print_table(const struct mrun *r, struct meas_series *ser, struct meas_summary *sum, size_t n)
+{
+	char a[32];
+	printf("  %9s  %22s", "size (B)", "displacement µs ± CI");
+	for (int k = 0; k < MEAS_NSRC; k++)
+		printf("  %20s", meas_src_name((enum meas_src)k));
+	printf("  %9s\n", "µs per KB");
+	for (size_t i = 0; i < n; i++) {
+		const struct meas_summary *s = &sum[i];
+		char disp[40];
+		if (isfinite(s->tau.ci_half))
+			snprintf(disp, sizeof disp, "%.3f ± %.3f", s->tau.mean / 1e3, s->tau.ci_half / 1e3);
+		else
+			snprintf(disp, sizeof disp, "%.3f", s->tau.mean / 1e3);
+		printf("  %9" PRIu64 "  %22s", ser[i].size_bytes, disp);
+		for (int k = 0; k < MEAS_NSRC; k++) {
+			char cell[40];
+			if (isfinite(s->os[k].mean))
+				snprintf(cell, sizeof cell, "%.3f (%+.1f%%)", s->os[k].mean / 1e3, s->pct[k].mean);
+			else
+				snprintf(cell, sizeof cell, "n/a");
+			printf("  %20s", cell);
+		}
+		snprintf(a, sizeof a, "%.3f", s->tau.mean / 1e3 / ((double)ser[i].size_bytes / 1000));
+		printf("  %9s%s\n", a, s->outliers ? "  (outliers left out)" : "");
+	}
+	(void)r;
+}
+
+static int write_plot(const char *path, const struct mrun *r, struct meas_series *ser, struct meas_summary *sum,
+		      size_t n)
+{
+	double *x = calloc(n, sizeof *x), *y[1 + MEAS_NSRC], *e = calloc(n, sizeof *e);
+	struct plot_series ps[1 + MEAS_NSRC];
+	for (int k = 0; k <= MEAS_NSRC; k++)
+		y[k] = calloc(n, sizeof *y[k]);
+	for (size_t i = 0; i < n; i++) {
+		x[i] = (double)ser[i].size_bytes;
+		y[0][i] = sum[i].tau.mean / 1e3;
+		e[i] = sum[i].tau.ci_half / 1e3;
+		for (int k = 0; k < MEAS_NSRC; k++)
+			y[1 + k][i] = sum[i].os[k].mean / 1e3;
+	}
+	ps[0] = (struct plot_series){ "displacement (95% CI)", x, y[0], e, n };
+	for (int k = 0; k < MEAS_NSRC; k++)
+		ps[1 + k] = (struct plot_series){ meas_src_name((enum meas_src)k), x, y[1 + k], NULL, n };
+	char title[160], hint[512];
+	snprintf(title, sizeof title, "%s: CPU cost per operation by message size (CPU %d)", r->m.workload, r->m.cpu);
+	int rc = plot_write(path, title, "message size (bytes)", "CPU per operation (µs)", ps, 1 + MEAS_NSRC, hint,
+			    sizeof hint);
+	if (rc < 0)
+		msg_error("cannot write the plot '%s': %s", path, rc == -EIO ? hint : strerror(-rc));
+	else if (rc == 1)
+		msg_warn("%s", hint);
+	else
+		msg_info("%s", hint);
+	for (int k = 0; k <= MEAS_NSRC; k++)
+		free(y[k]);
+	free(x);
+	free(e);
+	return rc < 0 ? -1 : 0;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+	struct mrun r;
+	struct sweep_opts so;
+	memset(&r, 0, sizeof r);
+	memset(&so, 0, sizeof so);
+	r.m.cmd = "sweep";
+	int st = mopts_parse(argc, argv, &r.m, extra, on_extra, &so);
+	if (st)
+		return st;
+	if (r.m.help) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!so.nsizes)
+		return msg_usage("sweep", "--sizes is required (e.g. --sizes 1000:8000:1000)");
+	if (r.m.ops_given && r.m.ops == 0)
+		return msg_usage("sweep", "--ops 0 measures start-up only; use 'displace measure' for that");
+	if (r.m.reps == 1 && r.m.fit)
+		return msg_usage("sweep", "--reps 1 cannot fit a line; use at least 2, or --no-fit");
+	/* every size through the workload's own parser: limits differ (udp) */
+	static char size_args[MAX_SIZES][40];
+	for (size_t i = 0; i < so.nsizes; i++) {
+		char *wargs[MOPTS_MAX_WARGS + 1];
+		int n = 0;
+		for (int k = 0; k < r.m.nwargs && strcmp(r.m.wargs[k], "--"); k++)
+			wargs[n++] = r.m.wargs[k];
+		snprintf(size_args[i], sizeof size_args[i], "--size=%" PRIu64, so.sizes[i]);
+		wargs[n++] = size_args[i];
+		if ((st = mrun_check_workload(&r, wargs, n)))
+			return st;
+	}
+	struct csvout csv = { 0 };
+	if (r.m.csv) {
+		int rc = csvout_open(&csv, r.m.csv, MREPORT_CSV_HEADER);
+		if (rc) {
+			if (rc == -EEXIST)
+				msg_error("'%s' has another header; give a new file to --csv", r.m.csv);
+			else
+				msg_error("cannot open '%s': %s", r.m.csv, strerror(-rc));
+			return EXIT_RESOURCE;
+		}
+	}
+	if ((st = mrun_setup(&r))) {
+		csvout_close(&csv);
+		mrun_finish(&r);
+		return st;
+	}
+	size_t n = so.nsizes;
+	struct meas_series *ser = calloc(n, sizeof *ser);
+	struct meas_summary *sum = calloc(n, sizeof *sum);
+	int rc = 0;
+	for (size_t i = 0; i < n && !st; i++) {
+		char label[32];
+		snprintf(label, sizeof label, "%" PRIu64, so.sizes[i]);
+		mrun_series_init(&r, &ser[i], label);
+		mrun_add_arg(&ser[i], size_args[i]);
+		ser[i].size_bytes = so.sizes[i];
+		st = mrun_choose_ops(&r, &ser[i]);
+	}
+	if (st)
+		goto out;
+	if (r.peer_note[0])
+		msg_info("%s", r.peer_note);
+
+	unsigned reps = r.m.reps ? r.m.reps : DEFAULT_REPS;
+	if (r.m.fit && reps % 2)
+		reps++;
+	uint64_t deadline = r.start_ns + r.m.max_time_ns;
+	struct msg_progress prog;
+	msg_progress_start(&prog, "sweeping", r.m.precision ? 0 : (double)reps * (double)n);
+	int met = 0;
+	for (unsigned rep = 0;; rep++) {
+		if (!r.m.precision && rep >= reps)
+			break;
+		/* rotate the order of sizes from one round to the next */
+		for (size_t j = 0; j < n && !rc; j++) {
+			size_t i = (j + rep / (r.m.fit ? 2 : 1)) % n;
+			uint64_t ops = r.m.fit && rep % 2 ? meas_small_ops(ser[i].ops) : ser[i].ops;
+			rc = meas_run(&r.mc, &ser[i], ops);
+			if (rc)
+				break;
+			if (rep == 0 && j == 0)
+				mrun_drift_note(&r);
+			if (r.m.csv && mreport_csv_run(&csv, "sweep", &r.mc, &ser[i], ser[i].nruns - 1))
+				msg_warn("cannot write to '%s'", r.m.csv);
+			msg_progress_update(&prog, (double)rep * (double)n + (double)j + 1);
+		}
+		if (rc)
+			break;
+		int round_done = !r.m.fit || rep % 2 == 1;
+		if (r.m.precision && round_done && rep >= (r.m.fit ? 5u : 2u)) {
+			met = 1;
+			for (size_t i = 0; i < n; i++) {
+				meas_summarize(&r.mc, &ser[i], &sum[i]);
+				if (!(sum[i].n >= 3 && sum[i].tau.ci_half <= r.m.precision * fabs(sum[i].tau.mean)))
+					met = 0;
+			}
+			if (met)
+				break;
+		}
+		if (round_done && dclock_raw_ns() >= deadline) {
+			msg_warn("--max-time ran out after %u rounds", rep + 1);
+			break;
+		}
+	}
+	msg_progress_end(&prog);
+	if (rc) {
+		st = mrun_fail(&r, rc);
+		goto out;
+	}
+	size_t outliers = 0;
+	for (size_t i = 0; i < n; i++) {
+		meas_summarize(&r.mc, &ser[i], &sum[i]);
+		outliers += sum[i].outliers;
+		if (r.m.csv)
+			mreport_csv_summary(&csv, "sweep", &r.mc, &ser[i], &sum[i]);
+	}
+	if (outliers)
+		msg_warn("%zu pairs were outliers and were left out: other work ran during them; sweep on a quiet host or "
+			 "add --reps",
+			 outliers);
+	if (r.m.precision && !met)
+		msg_warn("not every size reached ±%.2f%% before --max-time", 100 * r.m.precision);
+	if (r.m.json) {
+		json_t *arr = json_array();
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(arr, mreport_json(&sum[i], &r.mc, &ser[i]));
+		json_t *o = json_object();
+		json_object_set_new(o, "workload", json_string(r.m.workload));
+		json_object_set_new(o, "peer", r.peer_note[0] ? json_string(r.peer_note) : json_null());
+		json_object_set_new(o, "sizes", arr);
+		json_object_set_new(o, "context", context_json(&r.ctx));
+		jout_print(o);
+	} else {
+		char cpus[128];
+		cli_format_cpulist(&r.mc.o.cpus, cpus, sizeof cpus);
+		printf("displace sweep %s: CPU %d, fluid (%s) on CPU %s, %zu runs per size%s%s\n", r.m.workload, r.m.cpu,
+		       r.mc.o.fluid.sched, cpus, ser[0].nruns, r.peer_note[0] ? "; " : "", r.peer_note);
+		print_table(&r, ser, sum, n);
+		printf("  µs per op; OS sources with their paired %% difference from displacement, 100 (OS - d) / d\n");
+	}
+	if (r.m.plot && write_plot(r.m.plot, &r, ser, sum, n))
+		st = EXIT_RESOURCE;
+	if (r.m.strict && (outliers || (r.m.precision && !met)))
+		st = EXIT_UNTRUSTED;
+out:
+	for (size_t i = 0; i < n; i++)
+		meas_series_free(&ser[i]);
+	free(ser);
+	free(sum);
+	csvout_close(&csv);
+	mrun_finish(&r);
+	return st;
+}

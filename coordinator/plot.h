@@ -1,0 +1,23 @@
+/* plot.h - SVG plots through gnuplot, or the script and data to make them */
+#ifndef PLOT_H
+#define PLOT_H
+
+#include <stddef.h>
+
+struct plot_series {
+	const char *title;
+	const double *x, *y;
+	const double *err;  /* error bars (half-widths), or NULL for a line */
+	size_t n;
+};
+
+/*
+ * plot_write - write BASE.dat and BASE.gp (BASE: svg_path without .svg),
+ * then run gnuplot on the script if it is installed. Returns 0 if the SVG
+ * was written, 1 if gnuplot is missing (the script and data are there, and
+ * hint says how to render them), or -errno.
+ */
+int plot_write(const char *svg_path, const char *title, const char *xlabel, const char *ylabel,
+	       const struct plot_series *s, size_t ns, char *hint, size_t hintlen);
+
+#endif
