@@ -14,6 +14,7 @@ struct command {
 static const struct command commands[] = {
 	
 	{ "clock", cmd_clock, "clock resolution, smallest step and read cost" },
+	{ "serve", cmd_serve, "the peer of the socket and RPC workloads, for a remote host" },
 };
 
 static void usage(FILE *f)

@@ -12,6 +12,8 @@ int main(void)
 		stats_suite,
 		cli_suite,
 		fluid_suite,
+		serve_suite,
+		put_net_suite,
 	};
 	SRunner *sr = srunner_create(NULL);
 	for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
