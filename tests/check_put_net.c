@@ -7,11 +7,15 @@
 #include "tests/suites.h"
 #include "tests/testutil.h"
 
+#include "put/net.h"
+
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -168,6 +172,101 @@ START_TEST(test_sizes_out_of_range_are_usage_errors)
 }
 END_TEST
 
+/*
+ * Run bin/put udp against a peer played by the test on fd: it acks the
+ * hello, drops the first `drop` datagrams and answers the rest (if
+ * answer). It serves until put closes its stdout (it exited), at most
+ * 200 datagrams or 10 s. put's exit status; out and err filled.
+ */
+static int put_udp_against(int fd, int drop, int answer, const char *ops, const char *tries)
+{
+	struct sockaddr_in a;
+	socklen_t al = sizeof a;
+	char peer[64], buf[2048], reply[1] = { 0 };
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+	snprintf(peer, sizeof peer, "127.0.0.1:%u", ntohs(a.sin_port));
+	char *argv[] = { (char *)tu_bin("put"), "--ops", (char *)ops, "udp", "--size", "100", "--peer", peer,
+			 "--retry-after", "50ms", "--max-tries", (char *)tries, NULL };
+	int po[2], pe[2];
+	ck_assert_int_eq(pipe(po), 0);
+	ck_assert_int_eq(pipe(pe), 0);
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		close(po[0]);
+		close(pe[0]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	size_t used = 0;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	const time_t end_s = ts.tv_sec + 10;
+	for (int n = 0; n < 200 && ts.tv_sec < end_s;) {
+		struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = po[0], .events = POLLIN } };
+		if (poll(p, 2, 1000) < 0)
+			break;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		if (p[1].revents) {
+			ssize_t r = read(po[0], out + used, sizeof out - 1 - used);
+			if (r <= 0)
+				break; /* put is done */
+			used += (size_t)r;
+		}
+		if (!p[0].revents)
+			continue;
+		struct sockaddr_storage from;
+		socklen_t fl = sizeof from;
+		ssize_t r = recvfrom(fd, buf, sizeof buf, 0, (struct sockaddr *)&from, &fl);
+		struct net_hello h;
+		if (r == NET_HELLO_BYTES && !net_hello_decode((uint8_t *)buf, &h)) {
+			h.kind = NET_ACK;
+			net_hello_encode((uint8_t *)buf, &h);
+			sendto(fd, buf, NET_HELLO_BYTES, 0, (struct sockaddr *)&from, fl);
+		} else if (r >= 0 && n++ >= drop && answer) {
+			sendto(fd, reply, sizeof reply, 0, (struct sockaddr *)&from, fl);
+		}
+	}
+	out[used] = '\0';
+	tu_read_all(pe[0], err, sizeof err);
+	close(po[0]);
+	close(pe[0]);
+	return tu_wait(pid);
+}
+
+static int udp_socket(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	return fd;
+}
+
+START_TEST(test_udp_retransmits_a_lost_datagram_and_counts_it)
+{
+	int fd = udp_socket();
+	ck_assert_msg(put_udp_against(fd, 2, 1, "5", "25") == 0, "%s", err);
+	ck_assert_str_eq(kv("ops"), "5");
+	ck_assert_str_eq(kv("udp_lost"), "2");
+	ck_assert_str_eq(kv("recv_bytes"), "5");
+	ck_assert_str_eq(kv("sent_bytes"), "700"); /* 5 datagrams and 2 retransmissions */
+	close(fd);
+}
+END_TEST
+
+START_TEST(test_udp_gives_up_when_no_reply_comes)
+{
+	int fd = udp_socket();
+	ck_assert_int_eq(put_udp_against(fd, 0, 0, "3", "4"), 3);
+	ck_assert_msg(strstr(err, "no reply from 127.0.0.1:") && strstr(err, "after 4 tries"), "%s", err);
+	close(fd);
+}
+END_TEST
+
 START_TEST(test_workloads_over_ipv6_when_the_host_has_it)
 {
 	struct tpeer p;
@@ -193,6 +292,8 @@ Suite *put_net_suite(void)
 	tcase_add_test(tc, test_peer_down_exits_3_with_a_clear_message);
 	tcase_add_test(tc, test_rpc_against_a_stream_port_fails_instead_of_hanging);
 	tcase_add_test(tc, test_sizes_out_of_range_are_usage_errors);
+	tcase_add_test(tc, test_udp_retransmits_a_lost_datagram_and_counts_it);
+	tcase_add_test(tc, test_udp_gives_up_when_no_reply_comes);
 	tcase_add_test(tc, test_workloads_over_ipv6_when_the_host_has_it);
 	suite_add_tcase(s, tc);
 	return s;

@@ -8,6 +8,7 @@
 #include "tests/suites.h"
 #include "tests/testutil.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -674,6 +675,15 @@ START_TEST(test_peer_throttles_a_client_that_never_reads)
 }
 END_TEST
 
+/* One datagram within timeout_ms: its length, or -1 (a wait for silence is short, one for an answer long) */
+static ssize_t recv_within(int fd, void *buf, size_t len, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	if (poll(&p, 1, timeout_ms) != 1)
+		return -1;
+	return recv(fd, buf, len, 0);
+}
+
 START_TEST(test_peer_udp_needs_a_hello_and_answers_each_datagram)
 {
 	struct tpeer p;
@@ -682,29 +692,27 @@ START_TEST(test_peer_udp_needs_a_hello_and_answers_each_datagram)
 	memset(msg, 0x5a, sizeof msg);
 	ck_assert_int_eq(tpeer_start(&p, "127.0.0.1:0"), 0);
 	int fd = client(p.udp, SOCK_DGRAM);
-	struct timeval tv = { 0, 300000 };
-	ck_assert_int_eq(setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv), 0);
 	/* a datagram before any hello: no answer */
 	send_bytes(fd, msg, sizeof msg);
-	ck_assert_int_lt(recv(fd, reply, sizeof reply, 0), 0);
+	ck_assert_int_lt(recv_within(fd, reply, sizeof reply, 300), 0);
 	/* a hello above the udp limit: refused */
 	hello_bytes(b, 1, NET_HELLO, 65508, 1);
 	send_bytes(fd, b, sizeof b);
-	ck_assert_int_eq(recv(fd, b, sizeof b, 0), NET_HELLO_BYTES);
+	ck_assert_int_eq(recv_within(fd, b, sizeof b, 5000), NET_HELLO_BYTES);
 	ck_assert_uint_eq(b[7], NET_HELLO_BAD_SIZE);
 	hello_bytes(b, 1, NET_HELLO, sizeof msg, 77);
 	send_bytes(fd, b, sizeof b);
-	ck_assert_int_eq(recv(fd, b, sizeof b, 0), NET_HELLO_BYTES);
+	ck_assert_int_eq(recv_within(fd, b, sizeof b, 5000), NET_HELLO_BYTES);
 	ck_assert_uint_eq(b[7], NET_HELLO_OK);
 	for (int i = 0; i < 10; i++) {
 		send_bytes(fd, msg, sizeof msg);
-		ck_assert_int_eq(recv(fd, reply, sizeof reply, 0), 77);
+		ck_assert_int_eq(recv_within(fd, reply, sizeof reply, 5000), 77);
 	}
 	/* a datagram of another size than the hello said: ignored */
 	send_bytes(fd, msg, 10);
-	ck_assert_int_lt(recv(fd, reply, sizeof reply, 0), 0);
+	ck_assert_int_lt(recv_within(fd, reply, sizeof reply, 300), 0);
 	send_bytes(fd, msg, sizeof msg);
-	ck_assert_int_eq(recv(fd, reply, sizeof reply, 0), 77);
+	ck_assert_int_eq(recv_within(fd, reply, sizeof reply, 5000), 77);
 	close(fd);
 	ck_assert_int_eq(tpeer_stop(&p, stop, sizeof stop), 0);
 	ck_assert_str_eq(tu_kv(stop, "messages", v, sizeof v), "11");
@@ -753,6 +761,79 @@ START_TEST(test_peer_replaces_a_stale_unix_socket_not_a_live_one)
 }
 END_TEST
 
+static int cpus_allowed_is(const char *status_path, const char *want)
+{
+	char buf[4096], line[64];
+	int fd = open(status_path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	tu_read_all(fd, buf, sizeof buf);
+	close(fd);
+	const char *p = strstr(buf, "Cpus_allowed_list:");
+	if (!p)
+		return 0;
+	snprintf(line, sizeof line, "Cpus_allowed_list:\t%s\n", want);
+	return !strncmp(p, line, strlen(line));
+}
+
+/*
+ * The coordinator's child: pinned with --cpu (its RPC thread too), and it
+ * stops when its parent dies even with nothing on stdin to tell it.
+ */
+START_TEST(test_peer_is_pinned_and_dies_with_its_parent)
+{
+	int po[2];
+	char line[512], path[512], v[32];
+	ck_assert_int_eq(pipe(po), 0);
+	pid_t parent = fork();
+	ck_assert_int_ge(parent, 0);
+	if (parent == 0) {
+		pid_t server = fork();
+		if (server == 0) {
+			int devnull = open("/dev/null", O_RDWR);
+			dup2(devnull, 0); /* not a pipe: only the parent's death can stop it */
+			dup2(po[1], 1);
+			dup2(devnull, 2);
+			close(po[0]);
+			execl(tu_bin("put"), "put", "serve", "--cpu", "0", "--listen", "127.0.0.1:0", "--unix", "none",
+			      (char *)NULL);
+			_exit(127);
+		}
+		close(po[1]);
+		pause(); /* until the test kills it */
+		_exit(0);
+	}
+	close(po[1]);
+	ck_assert_int_eq(read_line(po[0], line, sizeof line, 10000), 0);
+	ck_assert_ptr_nonnull(tu_kv(line, "pid", v, sizeof v));
+	pid_t server = atoi(v);
+	ck_assert_str_eq(tu_kv(line, "unix", v, sizeof v), "none");
+	snprintf(path, sizeof path, "/proc/%d/status", (int)server);
+	ck_assert(cpus_allowed_is(path, "0"));
+	/* every thread, the RPC one included */
+	char tasks[64];
+	snprintf(tasks, sizeof tasks, "/proc/%d/task", (int)server);
+	int threads = 0;
+	DIR *d = opendir(tasks);
+	ck_assert_ptr_nonnull(d);
+	for (struct dirent *e; (e = readdir(d));) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/%s/status", tasks, e->d_name);
+		threads++;
+		ck_assert_msg(cpus_allowed_is(path, "0"), "thread %s is not pinned", e->d_name);
+	}
+	closedir(d);
+	ck_assert_int_ge(threads, 2);
+	kill(parent, SIGKILL);
+	tu_wait(parent);
+	ck_assert_int_eq(read_line(po[0], line, sizeof line, 10000), 0);
+	ck_assert_str_eq(tu_kv(line, "reason", v, sizeof v), "signal");
+	ck_assert_int_ne(read_line(po[0], line, sizeof line, 10000), 0); /* EOF: it exited */
+	close(po[0]);
+}
+END_TEST
+
 Suite *serve_suite(void)
 {
 	Suite *s = suite_create("serve");
@@ -777,6 +858,7 @@ Suite *serve_suite(void)
 	tcase_add_test(tp, test_peer_udp_needs_a_hello_and_answers_each_datagram);
 	tcase_add_test(tp, test_peer_port_in_use_exits_3);
 	tcase_add_test(tp, test_peer_replaces_a_stale_unix_socket_not_a_live_one);
+	tcase_add_test(tp, test_peer_is_pinned_and_dies_with_its_parent);
 	suite_add_tcase(s, tp);
 	return s;
 }
