@@ -108,6 +108,18 @@ static pid_t spawn_peer(struct tpeer *p, char *const argv[])
 	return pid;
 }
 
+/* keep the peer's log, and remove its directory: the err file (and a unix socket, if left) */
+static void tpeer_cleanup(struct tpeer *p)
+{
+	char path[160];
+	tpeer_log(p, p->log, sizeof p->log);
+	p->stopped = 1;
+	unlink(p->err_path);
+	snprintf(path, sizeof path, "%s/s.sock", p->dir);
+	unlink(path);
+	rmdir(p->dir);
+}
+
 int tpeer_start(struct tpeer *p, const char *listen)
 {
 	memset(p, 0, sizeof *p);
@@ -123,6 +135,7 @@ int tpeer_start(struct tpeer *p, const char *listen)
 		close(p->in_fd);
 		close(p->out_fd);
 		int st = wait_bounded(p->pid, 10000);
+		tpeer_cleanup(p);
 		return st ? st : -1;
 	}
 	field(p->line, "tcp", p->tcp, sizeof p->tcp);
@@ -140,11 +153,17 @@ int tpeer_stop(struct tpeer *p, char *stop, size_t len)
 	close(p->out_fd);
 	if (stop)
 		snprintf(stop, len, "%s", line);
-	return wait_bounded(p->pid, 10000);
+	int st = wait_bounded(p->pid, 10000);
+	tpeer_cleanup(p);
+	return st;
 }
 
 const char *tpeer_log(const struct tpeer *p, char *buf, size_t len)
 {
+	if (p->stopped) {
+		snprintf(buf, len, "%s", p->log);
+		return buf;
+	}
 	int fd = open(p->err_path, O_RDONLY);
 	buf[0] = '\0';
 	if (fd >= 0) {
@@ -749,6 +768,7 @@ START_TEST(test_peer_replaces_a_stale_unix_socket_not_a_live_one)
 	close(s);
 	char *argv[] = { (char *)tu_bin("put"), "serve", "--listen", "127.0.0.1:0", "--unix", path, NULL };
 	memset(&p, 0, sizeof p);
+	snprintf(p.dir, sizeof p.dir, "%s", dir);
 	snprintf(p.err_path, sizeof p.err_path, "%s/err", dir);
 	p.pid = spawn_peer(&p, argv);
 	ck_assert_int_eq(read_line(p.out_fd, p.line, sizeof p.line, 10000), 0);
@@ -758,6 +778,8 @@ START_TEST(test_peer_replaces_a_stale_unix_socket_not_a_live_one)
 	ck_assert_int_eq(tu_run(argv2, p.line, sizeof p.line, err, sizeof err), 3);
 	ck_assert_ptr_nonnull(strstr(err, "another server listens there"));
 	ck_assert_int_eq(tpeer_stop(&p, NULL, 0), 0);
+	ck_assert_int_ne(access(path, F_OK), 0); /* removed on the way out */
+	rmdir(dir);
 }
 END_TEST
 

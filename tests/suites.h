@@ -25,13 +25,18 @@ struct tpeer {
 	char err_path[96];
 	char line[512];
 	char tcp[80], udp[80], unix_path[128], rpc[80];
+	int stopped;
+	char log[8192]; /* its stderr, kept when it stops and its directory goes */
 };
 
 /* tpeer_start - start a peer on listen (e.g. "127.0.0.1:0"); 0 once ready, else its exit status */
 int tpeer_start(struct tpeer *p, const char *listen);
-/* tpeer_stop - close its stdin and wait (SIGKILL after 10 s); its exit status, its last line in stop */
+/*
+ * tpeer_stop - close its stdin and wait (SIGKILL after 10 s); its exit
+ * status, its last line in stop. Its directory is removed, its log kept.
+ */
 int tpeer_stop(struct tpeer *p, char *stop, size_t len);
-/* tpeer_log - its stderr so far, in buf */
+/* tpeer_log - its stderr so far (all of it, once stopped), in buf */
 const char *tpeer_log(const struct tpeer *p, char *buf, size_t len);
 
 #endif
