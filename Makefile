@@ -73,9 +73,11 @@ PUT_SRC    := $(filter-out put/put_main.c,$(wildcard put/*.c))
 TEST_SRC   := $(wildcard tests/check_*.c) tests/testutil.c
 KERNEL_SRC := fluid/spin.c
 
+# The RPC interface: rpcgen writes the header, the XDR routines and the
+# client stubs into $(OUT)/gen at build time (never committed). The server
+# side has its own dispatcher in put/serve.c, so no _svc.c is generated.
 RPC_X      := put/displace_rpc.x
-RPC_GEN    := $(OUT)/gen/displace_rpc.h $(OUT)/gen/displace_rpc_xdr.c \
-              $(OUT)/gen/displace_rpc_clnt.c $(OUT)/gen/displace_rpc_svc.c
+RPC_GEN    := $(OUT)/gen/displace_rpc.h $(OUT)/gen/displace_rpc_xdr.c $(OUT)/gen/displace_rpc_clnt.c
 
 obj = $(patsubst %.c,$(OUT)/obj/%.o,$(1))
 nosan = $(patsubst %.c,$(OUT)/nosan/%.o,$(1))
@@ -129,16 +131,17 @@ $(OUT)/nosan/%.o: %.c $(CONFIG)
 	@mkdir -p $(@D)
 	$(CC) $(NOSAN_CFLAGS) -MMD -MP -c -o $@ $<
 
-# rpcgen output is built, never committed.
+# rpcgen output is built, never committed. rpcgen names the header to
+# include after its input path, so it runs in put/ and includes
+# "displace_rpc.h", found beside the generated .c; -M makes the client
+# stubs reentrant (the result goes to a caller's variable, not a static).
 $(OUT)/gen/displace_rpc.h: $(RPC_X)
 	@mkdir -p $(@D)
-	rpcgen -h -o $@ $<
+	cd put && rpcgen -M -h -o $(CURDIR)/$@ displace_rpc.x || { rm -f $(CURDIR)/$@; exit 1; }
 $(OUT)/gen/displace_rpc_xdr.c: $(RPC_X) $(OUT)/gen/displace_rpc.h
-	rpcgen -c -o $@ $< && sed -i 's|"$(OUT)/gen/displace_rpc.h"|"displace_rpc.h"|' $@
+	cd put && rpcgen -M -c -o $(CURDIR)/$@ displace_rpc.x || { rm -f $(CURDIR)/$@; exit 1; }
 $(OUT)/gen/displace_rpc_clnt.c: $(RPC_X) $(OUT)/gen/displace_rpc.h
-	rpcgen -l -o $@ $< && sed -i 's|"$(OUT)/gen/displace_rpc.h"|"displace_rpc.h"|' $@
-$(OUT)/gen/displace_rpc_svc.c: $(RPC_X) $(OUT)/gen/displace_rpc.h
-	rpcgen -m -o $@ $< && sed -i 's|"$(OUT)/gen/displace_rpc.h"|"displace_rpc.h"|' $@
+	cd put && rpcgen -M -l -o $(CURDIR)/$@ displace_rpc.x || { rm -f $(CURDIR)/$@; exit 1; }
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 

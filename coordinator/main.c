@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{ "ticks", cmd_ticks, "mean, sd and CI of durations from tick counts" },
 	{ "clock", cmd_clock, "clock resolution, smallest step and read cost" },
 	{ "workloads", cmd_workloads, "list the workloads and their options" },
+	{ "serve", cmd_serve, "the peer of the socket and RPC workloads, for a remote host" },
 };
 
 static void usage(FILE *f)

@@ -6,6 +6,11 @@
 const struct put_workload *const put_workloads[] = {
 	&put_spin,
 	&put_exec,
+	&put_tcp,
+	&put_tcp_stream,
+	&put_udp,
+	&put_unix,
+	&put_rpc,
 	NULL,
 };
 

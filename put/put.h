@@ -45,6 +45,11 @@ struct put_workload {
 
 extern const struct put_workload put_spin;
 extern const struct put_workload put_exec;
+extern const struct put_workload put_tcp;
+extern const struct put_workload put_tcp_stream;
+extern const struct put_workload put_udp;
+extern const struct put_workload put_unix;
+extern const struct put_workload put_rpc;
 
 /* put_workloads - the table, NULL-terminated */
 extern const struct put_workload *const put_workloads[];

@@ -17,6 +17,8 @@ int main(void)
 		store_suite,
 		procfs_suite,
 		report_suite,
+		serve_suite,
+		put_net_suite,
 	};
 	SRunner *sr = srunner_create(NULL);
 	for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)

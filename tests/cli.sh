@@ -173,6 +173,36 @@ eq "$(rows "$bad_store")" 2 "a malformed store is not overwritten"
 expect 3 "calibrate store is a directory" -- "$D" calibrate --cpus 0 --seconds 0.1 --reps 1 --calibration "$tmp/bad"
 has err "Is a directory" "calibrate store is a directory"
 one_line "calibrate store is a directory"
+# --- serve: the peer of the socket and RPC workloads ---
+expect 0 "serve help" -- "$D" serve --help
+has out "serve ready tcp=" "serve help"
+has out "--listen ADDR" "serve help"
+expect 2 "serve bad listen" -- "$D" serve --listen nowhere:80
+one_line "serve bad listen"
+has err "invalid value 'nowhere:80' for --listen" "serve bad listen"
+expect 2 "serve listen port leaves no room for rpc" -- "$D" serve --listen 127.0.0.1:65535
+expect 2 "serve bad option" -- "$D" serve --bogus
+one_line "serve bad option"
+expect 0 "put serve help" -- "$BIN/put" serve --help
+has out "serve ready tcp=" "put serve help"
+expect 2 "put serve bad listen" -- "$BIN/put" serve --listen '[::1'
+
+# a short run: displace serve on free ports, a tcp client, then SIGTERM
+"$D" serve --listen 127.0.0.1:0 --unix none </dev/null >"$tmp/serve.out" 2>"$tmp/serve.err" &
+spid=$!
+i=0
+while [ $i -lt 50 ] && ! grep -qs '^serve ready' "$tmp/serve.out"; do sleep 0.1; i=$((i + 1)); done
+peer=$(sed -n 's/^serve ready tcp=\([^ ]*\) .*/\1/p' "$tmp/serve.out")
+if [ -n "$peer" ]; then ok; else bad "displace serve: no ready line"; fi
+expect 0 "put tcp against displace serve" -- "$BIN/put" --ops 10 tcp --size 1k --peer "$peer"
+has out "sent_bytes=10000" "put tcp against displace serve"
+kill -TERM "$spid"
+wait "$spid"
+st=$?
+if [ "$st" -eq 0 ]; then ok; else bad "displace serve after SIGTERM: exit $st"; fi
+has serve.out "serve stop reason=signal .*messages=10 " "displace serve stop line"
+expect 3 "put tcp with the peer gone" -- "$BIN/put" --ops 1 tcp --peer "$peer"
+has err "cannot connect to $peer: Connection refused" "put tcp with the peer gone"
 
 echo "cli.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

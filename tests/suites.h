@@ -12,5 +12,36 @@ Suite *slowclock_suite(void);
 Suite *store_suite(void);
 Suite *procfs_suite(void);
 Suite *report_suite(void);
+Suite *serve_suite(void);
+Suite *put_net_suite(void);
+
+/*
+ * A local peer for the socket tests, 'put serve --listen ADDR --unix
+ * DIR/s.sock' with stdin and stdout on pipes and stderr in DIR/err
+ * (check_serve.c). Its fields are the values of its ready line.
+ */
+#include <stddef.h>
+#include <sys/types.h>
+
+struct tpeer {
+	pid_t pid;
+	int in_fd, out_fd;
+	char dir[64];
+	char err_path[96];
+	char line[512];
+	char tcp[80], udp[80], unix_path[128], rpc[80];
+	int stopped;
+	char log[8192]; /* its stderr, kept when it stops and its directory goes */
+};
+
+/* tpeer_start - start a peer on listen (e.g. "127.0.0.1:0"); 0 once ready, else its exit status */
+int tpeer_start(struct tpeer *p, const char *listen);
+/*
+ * tpeer_stop - close its stdin and wait (SIGKILL after 10 s); its exit
+ * status, its last line in stop. Its directory is removed, its log kept.
+ */
+int tpeer_stop(struct tpeer *p, char *stop, size_t len);
+/* tpeer_log - its stderr so far (all of it, once stopped), in buf */
+const char *tpeer_log(const struct tpeer *p, char *buf, size_t len);
 
 #endif

@@ -1,0 +1,155 @@
+/*
+ * net.h - what the peer (serve.c) and the socket workloads share: the
+ * hello, the port scheme, addresses, option parsing, and plain blocking
+ * send and receive loops. Every function returns 0 or -errno; none prints.
+ *
+ * The hello (16 bytes, big-endian) starts every stream connection and
+ * every udp source address:
+ *
+ *   offset 0  u32 magic        0x4453504c, "DSPL"
+ *          4  u8  version      1
+ *          5  u8  kind         0 hello (client to peer), 1 ack (peer to client)
+ *          6  u16 status       0 in a hello; in an ack 0 = accepted, else why not
+ *          8  u32 msg_bytes    the size of every message, 1 to 16 MiB (udp: 65507
+ *                              over IPv4, 65527 over IPv6)
+ *         12  u32 reply_bytes  the size of the reply to each message, 0 to 16 MiB
+ *                              (udp: 1 to the udp limit); 0 = no replies
+ *
+ * The peer answers with an ack that echoes both sizes. After an accepted
+ * hello, a stream carries raw messages of exactly msg_bytes, and the peer
+ * answers each whole message with reply_bytes bytes; for udp every datagram
+ * of msg_bytes from that source address is one message and gets one
+ * reply datagram. A refused hello gets an ack with a non-zero status, and
+ * the peer then closes the connection.
+ *
+ * Ports: one base port P (default 7777). tcp, tcp-stream and udp use P,
+ * rpc uses P + 1 (tcp); the unix socket is /tmp/displace-P.sock. Port 0
+ * picks free ports, which the peer prints in its ready line.
+ */
+#ifndef NET_H
+#define NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+
+#define NET_HELLO_BYTES 16
+#define NET_HELLO_MAGIC 0x4453504cu /* "DSPL" */
+#define NET_HELLO_VERSION 1
+#define NET_MAX_MSG_BYTES (16u << 20)
+#define NET_UDP4_MAX_BYTES 65507u /* 65535 - 20 (IPv4) - 8 (UDP) */
+#define NET_UDP6_MAX_BYTES 65527u /* 65535 - 8: the IPv6 header is not in the payload length */
+#define NET_DEFAULT_PORT 7777
+#define NET_RPC_PORT_OFFSET 1
+#define NET_UNIX_PATH_FMT "/tmp/displace-%u.sock"
+#define NET_UNIX_PATH_MAX 108 /* sizeof sun_path, NUL included */
+
+enum net_hello_kind { NET_HELLO = 0, NET_ACK = 1 };
+
+/* Why a peer refuses a hello: the status of its ack. */
+enum net_hello_status {
+	NET_HELLO_OK = 0,
+	NET_HELLO_BAD_VERSION = 1,
+	NET_HELLO_BAD_SIZE = 2,  /* msg_bytes 0 or above the limit */
+	NET_HELLO_BAD_REPLY = 3, /* reply_bytes above the limit */
+	NET_HELLO_BAD_FORM = 4,  /* kind or status not 0 */
+};
+
+struct net_hello {
+	unsigned version, kind, status;
+	uint32_t msg_bytes, reply_bytes;
+};
+
+/* net_hello_encode - write a hello or ack into out[NET_HELLO_BYTES] */
+void net_hello_encode(uint8_t *out, const struct net_hello *h);
+/* net_hello_decode - read 16 bytes; -EPROTO if the magic is wrong (not a displace hello) */
+int net_hello_decode(const uint8_t *in, struct net_hello *h);
+/*
+ * net_hello_check - the status a peer answers a decoded hello with, given
+ * its limits: NET_HELLO_OK or the reason for refusing it
+ */
+enum net_hello_status net_hello_check(const struct net_hello *h, uint32_t max_msg_bytes, uint32_t min_reply_bytes,
+				      uint32_t max_reply_bytes);
+/* net_hello_status_str - a status in words */
+const char *net_hello_status_str(unsigned status);
+
+/* An address: IPv4, IPv6 or a unix path, ready for connect or bind. */
+struct net_addr {
+	struct sockaddr_storage ss;
+	socklen_t len;
+};
+
+/*
+ * net_parse_hostport - parse a numeric "IPv4[:PORT]", "[IPv6][:PORT]" or a
+ * bare IPv6 address; without a port, default_port. -EINVAL for junk or a
+ * host name, -ERANGE for a port above 65535.
+ */
+int net_parse_hostport(const char *s, unsigned default_port, struct net_addr *a);
+/* net_parse_unix - a unix socket path; -EINVAL if empty, -ENAMETOOLONG if it does not fit */
+int net_parse_unix(const char *path, struct net_addr *a);
+/* net_addr_port - the port of an IPv4 or IPv6 address (0 for unix) */
+unsigned net_addr_port(const struct net_addr *a);
+/* net_addr_set_port - change the port of an IPv4 or IPv6 address */
+void net_addr_set_port(struct net_addr *a, unsigned port);
+/* net_addr_udp_max - the largest udp payload to or from this address */
+uint32_t net_addr_udp_max(const struct net_addr *a);
+/* net_format_addr - "127.0.0.1:7777", "[::1]:7777" or the unix path */
+void net_format_addr(const struct net_addr *a, char *buf, size_t len);
+/* net_sockaddr_format - the same, for a struct sockaddr of any family */
+void net_sockaddr_format(const struct sockaddr *sa, char *buf, size_t len);
+
+/* Options of the socket workloads; net_parse_opts takes those allowed. */
+enum net_opt {
+	NET_OPT_SIZE = 1 << 0,    /* --size BYTES */
+	NET_OPT_REPLY = 1 << 1,   /* --reply BYTES */
+	NET_OPT_PEER = 1 << 2,    /* --peer ADDR */
+	NET_OPT_TIMEOUT = 1 << 3, /* --timeout D */
+	NET_OPT_RETRY = 1 << 4,   /* --retry-after D, --max-tries N (udp) */
+};
+
+struct net_opts {
+	uint64_t msg_bytes;   /* default 1000 */
+	uint64_t reply_bytes; /* default 1 */
+	const char *peer;     /* as given; NULL for the default */
+	uint64_t timeout_ns;  /* default 30 s */
+	uint64_t retry_ns;    /* default 200 ms */
+	uint64_t max_tries;   /* default 25 */
+};
+
+/*
+ * net_parse_opts - parse a workload's argv (argv[0] is its name) into o,
+ * taking only the options in allowed. Sizes are 1 byte to 16 MiB
+ * (cli_parse_size: k = 1000, Ki = 1024). -EINVAL with a reason in err.
+ */
+int net_parse_opts(int argc, char **argv, unsigned allowed, struct net_opts *o, char *err, size_t errlen);
+
+/*
+ * net_connect - a blocking socket of type connected to a; -errno with
+ * "cannot connect to ADDR: reason" in err
+ */
+int net_connect(const struct net_addr *a, int type, int *fd, char *err, size_t errlen);
+/* net_set_timeouts - SO_RCVTIMEO and SO_SNDTIMEO; 0 ns leaves them unset */
+int net_set_timeouts(int fd, uint64_t rcv_ns, uint64_t snd_ns);
+/*
+ * net_send_all - send len bytes with plain blocking send calls, resuming
+ * after partial writes and EINTR; *calls counts the calls. -EAGAIN means
+ * the send timeout expired.
+ */
+int net_send_all(int fd, const void *buf, size_t len, uint64_t *calls);
+/*
+ * net_recv_all - receive exactly len bytes (MSG_WAITALL, resumed after
+ * partial reads and EINTR); -ECONNRESET if the peer closes first
+ */
+int net_recv_all(int fd, void *buf, size_t len, uint64_t *calls);
+/*
+ * net_stream_hello - send a hello on a connected stream and wait for the
+ * ack; -ECONNREFUSED with the peer's reason if it refuses, -EPROTO if
+ * the answer is not a displace ack
+ */
+int net_stream_hello(int fd, uint32_t msg_bytes, uint32_t reply_bytes, char *err, size_t errlen);
+
+/* net_print_field - " key=value" with space, '%' and control bytes %-escaped */
+void net_print_field(FILE *f, const char *key, const char *value);
+
+#endif

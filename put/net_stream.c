@@ -1,0 +1,159 @@
+/* net_stream.c - the stream client shared by the tcp, tcp-stream and unix workloads */
+#include "put/net_stream.h"
+#include "put/net.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+struct stream {
+	enum net_stream_kind kind;
+	struct net_opts o;
+	struct net_addr peer;
+	char peer_name[NET_UNIX_PATH_MAX + 16];
+	int fd;
+	char *msg;   /* msg_bytes of payload */
+	char *reply; /* reply_bytes, received into */
+	uint64_t sent_bytes, recv_bytes, send_calls, recv_calls;
+};
+
+int net_stream_parse(enum net_stream_kind kind, int argc, char **argv, void **state, char *err, size_t errlen)
+{
+	struct stream *s = calloc(1, sizeof *s);
+	if (!s)
+		return -ENOMEM;
+	s->kind = kind;
+	s->fd = -1;
+	unsigned allowed = NET_OPT_SIZE | NET_OPT_PEER | NET_OPT_TIMEOUT;
+	if (kind != NET_STREAM_TCP_ONEWAY)
+		allowed |= NET_OPT_REPLY;
+	int rc = net_parse_opts(argc, argv, allowed, &s->o, err, errlen);
+	if (!rc && kind == NET_STREAM_TCP_ONEWAY)
+		s->o.reply_bytes = 0;
+	if (!rc && kind == NET_STREAM_UNIX) {
+		char def[NET_UNIX_PATH_MAX];
+		snprintf(def, sizeof def, NET_UNIX_PATH_FMT, NET_DEFAULT_PORT);
+		const char *path = s->o.peer ? s->o.peer : def;
+		rc = net_parse_unix(path, &s->peer);
+		if (rc)
+			snprintf(err, errlen, "invalid unix socket path '%s'%s", path,
+				 rc == -ENAMETOOLONG ? " (longer than 107 bytes)" : "");
+	} else if (!rc) {
+		rc = net_parse_hostport(s->o.peer ? s->o.peer : "127.0.0.1", NET_DEFAULT_PORT, &s->peer);
+		if (rc)
+			snprintf(err, errlen, "invalid value '%s' for --peer (IPv4[:PORT] or [IPv6][:PORT], numeric)",
+				 s->o.peer);
+	}
+	if (rc) {
+		free(s);
+		return -EINVAL;
+	}
+	net_format_addr(&s->peer, s->peer_name, sizeof s->peer_name);
+	*state = s;
+	return 0;
+}
+
+int net_stream_setup(void *state, char *err, size_t errlen)
+{
+	struct stream *s = state;
+	s->msg = malloc(s->o.msg_bytes);
+	s->reply = malloc(s->o.reply_bytes ? s->o.reply_bytes : 1);
+	if (!s->msg || !s->reply) {
+		snprintf(err, errlen, "cannot allocate %" PRIu64 " bytes for the message", s->o.msg_bytes);
+		return -ENOMEM;
+	}
+	/*
+	 * Write every page now: a page fault must not land in the timed loop,
+	 * and an untouched buffer would be the shared zero page, which makes
+	 * the kernel's copy unrealistically cache-hot.
+	 */
+	memset(s->msg, 0x5a, s->o.msg_bytes);
+	memset(s->reply, 0, s->o.reply_bytes ? s->o.reply_bytes : 1);
+
+	int rc = net_connect(&s->peer, SOCK_STREAM, &s->fd, err, errlen);
+	if (rc)
+		return rc;
+	if (s->kind != NET_STREAM_UNIX) {
+		/* one send is one segment: each operation's cost, not Nagle's batching */
+		int one = 1;
+		if (setsockopt(s->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one)) {
+			rc = -errno;
+			snprintf(err, errlen, "cannot set TCP_NODELAY: %s", strerror(errno));
+			return rc;
+		}
+	}
+	rc = net_set_timeouts(s->fd, s->o.timeout_ns, s->o.timeout_ns);
+	if (rc) {
+		snprintf(err, errlen, "cannot set the socket timeouts: %s", strerror(-rc));
+		return rc;
+	}
+	rc = net_stream_hello(s->fd, (uint32_t)s->o.msg_bytes, (uint32_t)s->o.reply_bytes, err, errlen);
+	if (rc) {
+		char why[256];
+		snprintf(why, sizeof why, "%s", err);
+		snprintf(err, errlen, "%s: %s", s->peer_name, why);
+	}
+	return rc;
+}
+
+static int io_error(struct stream *s, int rc, const char *what, uint64_t done, char *err, size_t errlen)
+{
+	double timeout_s = (double)s->o.timeout_ns / 1e9;
+	if (rc == -EAGAIN) {
+		snprintf(err, errlen, "%s %s timed out after %g s (operation %" PRIu64 ")", what, s->peer_name,
+			 timeout_s, done + 1);
+		return -ETIMEDOUT;
+	}
+	if (rc == -ECONNRESET || rc == -EPIPE) {
+		snprintf(err, errlen, "%s %s failed: the peer closed the connection (operation %" PRIu64 ")", what,
+			 s->peer_name, done + 1);
+		return rc;
+	}
+	snprintf(err, errlen, "%s %s failed: %s (operation %" PRIu64 ")", what, s->peer_name, strerror(-rc), done + 1);
+	return rc;
+}
+
+int net_stream_run(void *state, uint64_t ops, char *err, size_t errlen)
+{
+	struct stream *s = state;
+	const size_t m = s->o.msg_bytes, r = s->o.reply_bytes;
+	for (uint64_t i = 0; i < ops; i++) {
+		int rc = net_send_all(s->fd, s->msg, m, &s->send_calls);
+		if (rc)
+			return io_error(s, rc, "send to", i, err, errlen);
+		s->sent_bytes += m;
+		if (!r)
+			continue;
+		rc = net_recv_all(s->fd, s->reply, r, &s->recv_calls);
+		if (rc)
+			return io_error(s, rc, "reply from", i, err, errlen);
+		s->recv_bytes += r;
+	}
+	return 0;
+}
+
+void net_stream_report(void *state, FILE *f)
+{
+	struct stream *s = state;
+	fprintf(f, " msg_bytes=%" PRIu64 " reply_bytes=%" PRIu64, s->o.msg_bytes, s->o.reply_bytes);
+	net_print_field(f, "peer", s->peer_name);
+	fprintf(f, " sent_bytes=%" PRIu64 " recv_bytes=%" PRIu64 " send_calls=%" PRIu64 " recv_calls=%" PRIu64,
+		s->sent_bytes, s->recv_bytes, s->send_calls, s->recv_calls);
+}
+
+void net_stream_teardown(void *state)
+{
+	struct stream *s = state;
+	if (!s)
+		return;
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->msg);
+	free(s->reply);
+	free(s);
+}

@@ -1,0 +1,243 @@
+/*
+ * put_udp.c - udp: each operation sends one m-byte datagram on a connected
+ * UDP socket and blocks for the reply datagram.
+ *
+ * Datagrams can be lost, so a reply is awaited for --retry-after (a
+ * receive timeout); then the datagram is sent again and the loss counted
+ * (udp_lost). Every fifth try in a row repeats the hello too, in case the
+ * peer forgot this source address. After --max-tries tries in a row the
+ * run fails. A late reply to a lost datagram may stand in for the reply to
+ * its retransmission; answers that are not replies (acks, other sizes)
+ * are skipped and counted (udp_stray).
+ */
+#include "put/net.h"
+#include "put/put.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#define UDP_BUF_BYTES 65536 /* any datagram fits, so none is truncated */
+#define UDP_REHELLO_EVERY 5
+
+struct udp {
+	struct net_opts o;
+	struct net_addr peer;
+	char peer_name[64];
+	int fd;
+	char *msg;
+	char *buf;
+	uint64_t sent_bytes, recv_bytes, send_calls, recv_calls;
+	uint64_t lost, stray, rehellos;
+};
+
+static int udp_parse(int argc, char **argv, void **state, char *err, size_t errlen)
+{
+	struct udp *u = calloc(1, sizeof *u);
+	if (!u)
+		return -ENOMEM;
+	u->fd = -1;
+	int rc = net_parse_opts(argc, argv, NET_OPT_SIZE | NET_OPT_REPLY | NET_OPT_PEER | NET_OPT_RETRY, &u->o, err,
+				errlen);
+	if (!rc && net_parse_hostport(u->o.peer ? u->o.peer : "127.0.0.1", NET_DEFAULT_PORT, &u->peer)) {
+		snprintf(err, errlen, "invalid value '%s' for --peer (IPv4[:PORT] or [IPv6][:PORT], numeric)", u->o.peer);
+		rc = -EINVAL;
+	}
+	if (!rc) {
+		uint32_t max = net_addr_udp_max(&u->peer);
+		const char *ip = max == NET_UDP4_MAX_BYTES ? "IPv4" : "IPv6";
+		if (u->o.msg_bytes > max) {
+			snprintf(err, errlen, "--size %" PRIu64 " is above the udp limit of %u bytes over %s",
+				 u->o.msg_bytes, max, ip);
+			rc = -EINVAL;
+		} else if (u->o.reply_bytes > max) {
+			snprintf(err, errlen, "--reply %" PRIu64 " is above the udp limit of %u bytes over %s",
+				 u->o.reply_bytes, max, ip);
+			rc = -EINVAL;
+		}
+	}
+	if (rc) {
+		free(u);
+		return -EINVAL;
+	}
+	net_format_addr(&u->peer, u->peer_name, sizeof u->peer_name);
+	*state = u;
+	return 0;
+}
+
+static int send_datagram(struct udp *u, const void *p, size_t len)
+{
+	ssize_t n;
+	do {
+		n = send(u->fd, p, len, 0);
+		u->send_calls++;
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EMSGSIZE;
+}
+
+static int is_ack(const char *b, ssize_t n, struct net_hello *h)
+{
+	return n == NET_HELLO_BYTES && !net_hello_decode((const uint8_t *)b, h) && h->kind == NET_ACK;
+}
+
+static void send_hello(struct udp *u)
+{
+	uint8_t b[NET_HELLO_BYTES];
+	struct net_hello h = { NET_HELLO_VERSION, NET_HELLO, 0, (uint32_t)u->o.msg_bytes, (uint32_t)u->o.reply_bytes };
+	net_hello_encode(b, &h);
+	/* a failure shows in the receive that follows */
+	(void)send_datagram(u, b, sizeof b);
+}
+
+static int udp_setup(void *state, char *err, size_t errlen)
+{
+	struct udp *u = state;
+	u->msg = malloc(u->o.msg_bytes);
+	u->buf = malloc(UDP_BUF_BYTES);
+	if (!u->msg || !u->buf) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	/* touch every page before the timed loop; 0x5a never looks like a hello */
+	memset(u->msg, 0x5a, u->o.msg_bytes);
+	memset(u->buf, 0, UDP_BUF_BYTES);
+	int rc = net_connect(&u->peer, SOCK_DGRAM, &u->fd, err, errlen);
+	if (rc)
+		return rc;
+	rc = net_set_timeouts(u->fd, u->o.retry_ns, 0);
+	if (rc) {
+		snprintf(err, errlen, "cannot set the receive timeout: %s", strerror(-rc));
+		return rc;
+	}
+	for (uint64_t tries = 0; tries < u->o.max_tries; tries++) {
+		send_hello(u);
+		for (;;) {
+			struct net_hello h;
+			ssize_t n = recv(u->fd, u->buf, UDP_BUF_BYTES, 0);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+				break;
+			if (n < 0) {
+				/* an ICMP port unreachable shows here as ECONNREFUSED */
+				rc = -errno;
+				snprintf(err, errlen, "cannot connect to %s: %s", u->peer_name, strerror(errno));
+				return rc;
+			}
+			if (!is_ack(u->buf, n, &h)) {
+				u->stray++;
+				continue;
+			}
+			if (h.status != NET_HELLO_OK) {
+				snprintf(err, errlen, "%s: the peer refused the hello (%" PRIu64 " bytes, reply %" PRIu64 "): %s",
+					 u->peer_name, u->o.msg_bytes, u->o.reply_bytes, net_hello_status_str(h.status));
+				return -ECONNREFUSED;
+			}
+			/* the counters are the timed loop's */
+			u->send_calls = u->stray = 0;
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "no answer from %s after %" PRIu64 " hellos %g s apart (is 'put serve' running there?)",
+		 u->peer_name, u->o.max_tries, (double)u->o.retry_ns / 1e9);
+	return -ETIMEDOUT;
+}
+
+static int udp_run(void *state, uint64_t ops, char *err, size_t errlen)
+{
+	struct udp *u = state;
+	const size_t m = u->o.msg_bytes, r = u->o.reply_bytes;
+	for (uint64_t i = 0; i < ops; i++) {
+		uint64_t tries = 0;
+		int rc;
+	again:
+		rc = send_datagram(u, u->msg, m);
+		if (rc) {
+			snprintf(err, errlen, "send to %s failed: %s (operation %" PRIu64 ")", u->peer_name,
+				 strerror(-rc), i + 1);
+			return rc;
+		}
+		u->sent_bytes += m;
+		for (;;) {
+			struct net_hello h;
+			ssize_t n = recv(u->fd, u->buf, UDP_BUF_BYTES, 0);
+			u->recv_calls++;
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+				u->lost++;
+				if (++tries >= u->o.max_tries) {
+					snprintf(err, errlen,
+						 "no reply from %s after %" PRIu64 " tries %g s apart (operation %" PRIu64 ")",
+						 u->peer_name, tries, (double)u->o.retry_ns / 1e9, i + 1);
+					return -ETIMEDOUT;
+				}
+				if (tries % UDP_REHELLO_EVERY == 0) {
+					send_hello(u);
+					u->rehellos++;
+				}
+				goto again;
+			}
+			if (n < 0) {
+				rc = -errno;
+				snprintf(err, errlen, "reply from %s failed: %s (operation %" PRIu64 ")", u->peer_name,
+					 strerror(errno), i + 1);
+				return rc;
+			}
+			if ((size_t)n == r && !is_ack(u->buf, n, &h)) {
+				u->recv_bytes += r;
+				break;
+			}
+			u->stray++;
+		}
+	}
+	return 0;
+}
+
+static void udp_report(void *state, FILE *f)
+{
+	struct udp *u = state;
+	fprintf(f, " msg_bytes=%" PRIu64 " reply_bytes=%" PRIu64, u->o.msg_bytes, u->o.reply_bytes);
+	net_print_field(f, "peer", u->peer_name);
+	fprintf(f,
+		" sent_bytes=%" PRIu64 " recv_bytes=%" PRIu64 " send_calls=%" PRIu64 " recv_calls=%" PRIu64
+		" udp_lost=%" PRIu64 " udp_stray=%" PRIu64 " udp_rehellos=%" PRIu64 " udp_retry_after_ns=%" PRIu64,
+		u->sent_bytes, u->recv_bytes, u->send_calls, u->recv_calls, u->lost, u->stray, u->rehellos,
+		u->o.retry_ns);
+}
+
+static void udp_teardown(void *state)
+{
+	struct udp *u = state;
+	if (!u)
+		return;
+	if (u->fd >= 0)
+		close(u->fd);
+	free(u->msg);
+	free(u->buf);
+	free(u);
+}
+
+const struct put_workload put_udp = {
+	.name = "udp",
+	.peer = "udp",
+	.summary = "send an m-byte datagram, then block for the reply datagram",
+	.usage = "[--size BYTES] [--reply BYTES] [--peer ADDR[:PORT]] [--retry-after D] [--max-tries N]",
+	.help = "  --size BYTES     datagram size m, 1 byte to 65507 over IPv4, 65527 over IPv6\n"
+		"                   (default 1000; k=1000, Ki=1024)\n"
+		"  --reply BYTES    reply datagram size, 1 byte to the same limit (default 1)\n"
+		"  --peer ADDR      the peer, IPv4[:PORT] or [IPv6][:PORT] (default 127.0.0.1:7777)\n"
+		"  --retry-after D  send again if no reply came within D (default 200ms);\n"
+		"                   each retry counts in udp_lost\n"
+		"  --max-tries N    fail after N tries in a row without a reply (default 25)\n",
+	.parse = udp_parse,
+	.setup = udp_setup,
+	.run = udp_run,
+	.report = udp_report,
+	.teardown = udp_teardown,
+};
