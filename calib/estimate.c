@@ -28,7 +28,7 @@ int est_cal_from(const struct fluid_report *r, int use_steal, struct est_cal *c)
 }
 
 int est_cpu_from(const struct fluid_report *corun, const struct est_cal *before, const struct est_cal *after,
-		 double tau_sd_ns, double other_steal_ns, int use_steal, struct est_cpu *e)
+		 double tau_sd_ns, int put_cpu, double put_steal_ns, int use_steal, struct est_cpu *e)
 {
 	memset(e, 0, sizeof *e);
 	if (!corun->loops || before->tau_ns <= 0 || after->tau_ns <= 0)
@@ -41,7 +41,12 @@ int est_cpu_from(const struct fluid_report *corun, const struct est_cal *before,
 	/* drift-robust: the fluid's own undisturbed speed during the co-run */
 	e->tau0_2_ns = fluid_tau0_ns(corun);
 	double g = (before->g_nosteal + after->g_nosteal) / 2;
-	e->steal_ns = use_steal ? fluid_steal_ns(corun) + other_steal_ns : 0;
+	if (!use_steal)
+		e->steal_ns = 0;
+	else if (put_cpu)
+		e->steal_ns = fluid_steal_ns(corun) + put_steal_ns;
+	else
+		e->steal_ns = (before->steal_ns / before->wall_ns + after->steal_ns / after->wall_ns) / 2 * e->t2_ns;
 	if (isnan(e->tau0_2_ns)) {
 		e->tau0_2_ns = NAN;
 		e->tau_f_robust_ns = NAN;

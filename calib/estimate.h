@@ -61,11 +61,14 @@ struct est_cpu {
  * est_cpu_from - displacement on one CPU from the co-run report and the
  * calibrations just before and after. tau_sd_ns is the sd of a single
  * calibration's tau_F (from all calibrations so far, 0 if unknown).
- * other_steal_ns is steal seen by others on this CPU during the co-run (the
- * PUT's task-clock minus its CPU time), use_steal as for est_cal_from.
+ * On the PUT's CPU (put_cpu), steal is the fluid's task-clock minus CPU
+ * time plus the PUT's (put_steal_ns): summed over both tasks, the time the
+ * two clocks attribute differently at context switches cancels. On other
+ * CPUs, where tasks displace does not see may run (the peer), steal is the
+ * calibrations' steal rate times T_F(2). use_steal as for est_cal_from.
  */
 int est_cpu_from(const struct fluid_report *corun, const struct est_cal *before, const struct est_cal *after,
-		 double tau_sd_ns, double other_steal_ns, int use_steal, struct est_cpu *e);
+		 double tau_sd_ns, int put_cpu, double put_steal_ns, int use_steal, struct est_cpu *e);
 
 /*
  * est_res_ns - Woodside's clock-resolution error on T_PUT for one run:

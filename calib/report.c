@@ -204,7 +204,7 @@ double fluid_excess_ns(const struct fluid_report *r)
 
 double fluid_steal_ns(const struct fluid_report *r)
 {
-	if (!r->task_clock_ns.avail || r->task_clock_ns.v < (double)r->cpu_ns)
+	if (!r->task_clock_ns.avail)
 		return 0;
 	return r->task_clock_ns.v - (double)r->cpu_ns;
 }

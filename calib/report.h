@@ -53,9 +53,11 @@ double fluid_tau0_ns(const struct fluid_report *r);
 /* fluid_excess_ns - T_F - L_F tau0: the time other work took from the fluid */
 double fluid_excess_ns(const struct fluid_report *r);
 /*
- * fluid_steal_ns - time the hypervisor stole while the fluid was current:
- * its task-clock (local_clock) minus its scheduler CPU time (clock_task,
- * which leaves steal out). 0 when task-clock is unavailable.
+ * fluid_steal_ns - the fluid's task-clock (local_clock) minus its scheduler
+ * CPU time (clock_task, which leaves steal out): the time the hypervisor
+ * stole while it was current, plus a signed share that the two clocks
+ * attribute differently at context switches. That share cancels only in
+ * the sum over every task of the CPU. 0 when task-clock is unavailable.
  */
 double fluid_steal_ns(const struct fluid_report *r);
 /* fluid_post_extra_ns - the post-gap chunks' time beyond undisturbed chunks (cache reload) */

@@ -135,11 +135,17 @@ int meas_pilot(struct meas_ctx *mc, struct meas_series *s, uint64_t ops, struct 
 {
 	static struct exp_corun_result r;
 	char bufs[4][32], *argv[96];
-	struct cli_cpus none = { .n = 0 };
+	/*
+	 * Beside the fluids, as in the real runs: on a VM an idle vCPU halts,
+	 * and waking it can make an operation many times slower than when the
+	 * fluid keeps the CPU busy.
+	 */
 	struct exp_corun_spec spec = {
-		.cpus = &none,
-		.fluid = mc->o.fluid,
+		.cpus = &mc->o.cpus,
+		.fluid = fluid_opts(mc),
 		.put_argv = put_argv(mc, s, ops, bufs, argv),
+		.lead_in_ns = mc->o.lead_in_ns,
+		.lead_out_ns = mc->o.lead_out_ns,
 		.max_ns = mc->o.max_run_ns,
 	};
 	int rc = exp_corun(mc->env, &spec, &r, mc->err, sizeof mc->err);
@@ -177,18 +183,27 @@ int meas_run(struct meas_ctx *mc, struct meas_series *s, uint64_t ops)
 	memset(&run, 0, sizeof run);
 	run.ops = r.put.ops;
 	double sd = cal_sd(mc);
-	/* steal while the PUT was current: task-clock runs on, its CPU time does not */
+	/*
+	 * The PUT's task-clock minus its CPU time: steal while it was current,
+	 * plus the share of context-switch time that perf gives the fluid and
+	 * the scheduler gives the PUT (or the other way round). Signed: only
+	 * the sum with the fluid's own difference is steal. For exec, whose
+	 * work is in children, getrusage holds the children's CPU time.
+	 */
 	const struct put_report *pr = &r.put;
 	double put_steal = 0;
 	if (pr->task_clock_ns.avail) {
-		const struct report_val *cpu = pr->schedstat_ns.avail ? &pr->schedstat_ns : &pr->cputime_ns;
-		if (cpu->avail && pr->task_clock_ns.v > cpu->v)
-			put_steal = pr->task_clock_ns.v - cpu->v;
+		if (pr->schedstat_ns.avail)
+			put_steal = pr->task_clock_ns.v - pr->schedstat_ns.v;
+		else if (pr->cputime_ns.avail)
+			put_steal = pr->task_clock_ns.v - pr->cputime_ns.v;
+		else if (pr->utime_ns.avail && pr->stime_ns.avail)
+			put_steal = pr->task_clock_ns.v - pr->utime_ns.v - pr->stime_ns.v;
 	}
 	for (int i = 0; i < mc->o.cpus.n; i++) {
 		struct est_cpu e;
-		double other = mc->o.cpus.cpu[i] == mc->o.cpu ? put_steal : 0;
-		if (est_cpu_from(&r.fluid[i], &before[i], &mc->prev[i], sd, other, mc->o.use_steal, &e)) {
+		int is_put = mc->o.cpus.cpu[i] == mc->o.cpu;
+		if (est_cpu_from(&r.fluid[i], &before[i], &mc->prev[i], sd, is_put, put_steal, mc->o.use_steal, &e)) {
 			snprintf(mc->err, sizeof mc->err, "the fluid did no loops on CPU %d", mc->o.cpus.cpu[i]);
 			return -EIO;
 		}

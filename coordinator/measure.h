@@ -112,8 +112,9 @@ const char *meas_src_name(enum meas_src src);
 const char *meas_src_key(enum meas_src src);
 
 /*
- * meas_pilot - run put once without a fluid (ops operations) to learn the
- * wall time per op and the workload's report. 0 or -errno with mc->err.
+ * meas_pilot - run put once beside the fluids (ops operations), not
+ * counted, to learn the wall time per op and the workload's report. 0 or
+ * -errno with mc->err.
  */
 int meas_pilot(struct meas_ctx *mc, struct meas_series *s, uint64_t ops, struct put_report *rep);
 

@@ -329,7 +329,7 @@ int mrun_choose_ops(struct mrun *r, struct meas_series *s)
 		s->ops = r->m.ops;
 		return 0;
 	}
-	/* a pilot without the fluid: it checks the workload works and times one op */
+	/* a pilot beside the fluid: it checks the workload works and times one op */
 	struct put_report rep;
 	uint64_t pilot_ops = is_spin ? 0 : 20;
 	int rc = meas_pilot(&r->mc, s, pilot_ops, &rep);
@@ -356,6 +356,15 @@ int mrun_choose_ops(struct mrun *r, struct meas_series *s)
 		per_op_ns = us * 1e3;
 	} else {
 		per_op_ns = rep.ops ? (double)(rep.end_ns - rep.start_ns) / (double)rep.ops : 1e6;
+		/* 20 ops is a rough first look; a second pilot of about 100 ms refines it */
+		double ops2 = 1e8 / (per_op_ns > 1 ? per_op_ns : 1);
+		if (ops2 > 40 && ops2 < 1e7) {
+			rc = meas_pilot(&r->mc, s, (uint64_t)ops2, &rep);
+			if (rc)
+				return mrun_fail(r, rc);
+			if (rep.ops)
+				per_op_ns = (double)(rep.end_ns - rep.start_ns) / (double)rep.ops;
+		}
 	}
 	if (per_op_ns < 1)
 		per_op_ns = 1;
