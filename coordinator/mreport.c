@@ -77,8 +77,12 @@ void mreport_print(FILE *f, const struct meas_summary *s, const struct meas_ctx 
 	else
 		fprintf(f, "  tau_PUT      %s µs (no CI: n=%zu %s)   [displacement]\n", us(t->mean, a, sizeof a), s->n,
 			unit);
-	fprintf(f, "  drift-robust %s µs ± %s (95%% CI)   [fluid speed measured during the run]\n", us(r->mean, a, sizeof a),
-		us(r->ci_half, b, sizeof b));
+	if (isfinite(r->mean))
+		fprintf(f, "  drift-robust %s µs ± %s (95%% CI)   [fluid speed measured during the run, steal removed]\n",
+			us(r->mean, a, sizeof a), us(r->ci_half, b, sizeof b));
+	else
+		fprintf(f, "  drift-robust n/a   [needs the fluid's chunk timings%s]\n",
+			mc->o.sim_res_ns > 1 ? ", which a simulated slow clock hides" : "");
 	if (s->fitted)
 		fprintf(f, "  start-up S   %s µs per run (intercept of T_PUT against L; removed by the fit)\n",
 			us(s->startup_ns, a, sizeof a));

@@ -37,12 +37,12 @@ static double json_num(const char *json, const char *key)
 /*
  * One measurement; 1 when it agrees. Displacement counts whatever else ran
  * on the CPU, so another process hogging it (a shared host) can make one
- * attempt disagree: the test allows a second.
+ * attempt disagree: the test allows three.
  */
 static int spin_attempt(char *why, size_t len)
 {
 	char *argv[] = { (char *)tu_bin("displace"), "measure", "spin", "--us", "200", "--reps", "6", "--run-time",
-			 "150ms", "--json", "--quiet", NULL };
+			 "300ms", "--json", "--quiet", NULL };
 	ck_assert_int_eq(tu_run(argv, out, sizeof out, err, sizeof err), 0);
 	const char *tau = strstr(out, "\"tau_put_us\"");
 	ck_assert_ptr_nonnull(tau);
@@ -58,7 +58,7 @@ static int spin_attempt(char *why, size_t len)
 START_TEST(test_measure_spin_agrees_with_getrusage)
 {
 	char why[256];
-	int ok = spin_attempt(why, sizeof why) || spin_attempt(why, sizeof why);
+	int ok = spin_attempt(why, sizeof why) || spin_attempt(why, sizeof why) || spin_attempt(why, sizeof why);
 	ck_assert_msg(ok, "%s", why);
 }
 END_TEST
