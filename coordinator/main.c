@@ -16,6 +16,7 @@ static const struct command commands[] = {
 	{ "calibrate", cmd_calibrate, "step 1: time the fluid alone, judge the host, save tau_F" },
 	{ "measure", cmd_measure, "step 2: the CPU cost of one operation of a workload" },
 	{ "sweep", cmd_sweep, "the cost of one operation by message size" },
+	{ "predict", cmd_predict, "saturation throughput predicted from costs, and checked" },
 	{ "plan", cmd_plan, "loops needed with a slow clock (Beilner, Chan, Danzig)" },
 	{ "ticks", cmd_ticks, "mean, sd and CI of durations from tick counts" },
 	{ "clock", cmd_clock, "clock resolution, smallest step and read cost" },

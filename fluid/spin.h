@@ -19,4 +19,11 @@
  */
 uint64_t spin_loops(uint64_t n, uint64_t x);
 
+/*
+ * spin_calibrate_ns_per_loop - ns per loop on this CPU in thread CPU time
+ * (time stolen from the thread does not count): the fastest of four
+ * ~2 ms trials after a warm-up. For workloads that spin a given time.
+ */
+double spin_calibrate_ns_per_loop(void);
+
 #endif

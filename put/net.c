@@ -244,6 +244,12 @@ int net_parse_opts(int argc, char **argv, unsigned allowed, struct net_opts *o, 
 	o->timeout_ns = 30000000000ull;
 	o->retry_ns = 200000000ull;
 	o->max_tries = 25;
+	o->window = 1;
+	o->compute_ns = 0;
+	o->compute_loops = 0;
+	o->burst = 0;
+	o->duty = 0.5;
+	double per_byte_ns = -1;
 	for (int i = 1; i < argc; i++) {
 		int missing = 0;
 		const char *v;
@@ -276,6 +282,44 @@ int net_parse_opts(int argc, char **argv, unsigned allowed, struct net_opts *o, 
 				snprintf(err, errlen, "invalid value '%s' for --max-tries (1 to 1000000)", v);
 				return -EINVAL;
 			}
+		} else if (!missing && (allowed & NET_OPT_PIPE) &&
+			   (v = cli_opt_value(argc, argv, &i, "--window", &missing))) {
+			if (cli_parse_u64(v, 1, 65536, &o->window)) {
+				snprintf(err, errlen, "invalid value '%s' for --window (1 to 65536)", v);
+				return -EINVAL;
+			}
+		} else if (!missing && (allowed & NET_OPT_PIPE) &&
+			   (v = cli_opt_value(argc, argv, &i, "--compute-us", &missing))) {
+			double us;
+			if (cli_parse_double(v, 0, 1e7, &us)) {
+				snprintf(err, errlen, "invalid value '%s' for --compute-us (0 to 1e7)", v);
+				return -EINVAL;
+			}
+			o->compute_ns = us * 1000;
+		} else if (!missing && (allowed & NET_OPT_PIPE) &&
+			   (v = cli_opt_value(argc, argv, &i, "--compute-per-byte", &missing))) {
+			if (cli_parse_double(v, 0, 1e6, &per_byte_ns)) {
+				snprintf(err, errlen, "invalid value '%s' for --compute-per-byte (ns, 0 to 1e6)", v);
+				return -EINVAL;
+			}
+		} else if (!missing && (allowed & NET_OPT_PIPE) &&
+			   (v = cli_opt_value(argc, argv, &i, "--compute-loops", &missing))) {
+			if (cli_parse_u64(v, 1, UINT64_MAX / 2, &o->compute_loops)) {
+				snprintf(err, errlen, "invalid value '%s' for --compute-loops", v);
+				return -EINVAL;
+			}
+		} else if (!missing && (allowed & NET_OPT_PIPE) &&
+			   (v = cli_opt_value(argc, argv, &i, "--burst", &missing))) {
+			if (cli_parse_u64(v, 1, 1000000000, &o->burst)) {
+				snprintf(err, errlen, "invalid value '%s' for --burst (operations, 1 or more)", v);
+				return -EINVAL;
+			}
+		} else if (!missing && (allowed & NET_OPT_PIPE) &&
+			   (v = cli_opt_value(argc, argv, &i, "--duty", &missing))) {
+			if (cli_parse_double(v, 0.01, 1, &o->duty)) {
+				snprintf(err, errlen, "invalid value '%s' for --duty (0.01 to 1)", v);
+				return -EINVAL;
+			}
 		} else if (missing) {
 			snprintf(err, errlen, "option '%s' needs a value", argv[i]);
 			return -EINVAL;
@@ -283,6 +327,13 @@ int net_parse_opts(int argc, char **argv, unsigned allowed, struct net_opts *o, 
 			snprintf(err, errlen, "unknown option '%s'", argv[i]);
 			return -EINVAL;
 		}
+	}
+	if (per_byte_ns >= 0) {
+		if (o->compute_ns > 0) {
+			snprintf(err, errlen, "--compute-us and --compute-per-byte exclude each other");
+			return -EINVAL;
+		}
+		o->compute_ns = per_byte_ns * (double)o->msg_bytes;
 	}
 	return 0;
 }

@@ -106,7 +106,19 @@ enum net_opt {
 	NET_OPT_PEER = 1 << 2,    /* --peer ADDR */
 	NET_OPT_TIMEOUT = 1 << 3, /* --timeout D */
 	NET_OPT_RETRY = 1 << 4,   /* --retry-after D, --max-tries N (udp) */
+	NET_OPT_PIPE = 1 << 5,    /* --window W, --compute-us C, --compute-per-byte NS,
+				     --compute-loops N, --burst B, --duty F (streams) */
 };
+
+/* The help lines of NET_OPT_PIPE, shared by the stream workloads. */
+#define NET_PIPE_HELP                                                                                     \
+	"  --window W       up to W messages outstanding before waiting for a reply\n"                    \
+	"                   (default 1: send, then wait for the reply)\n"                                \
+	"  --compute-us C   after each send, spin C us of CPU (calibrated; default 0)\n"                  \
+	"  --compute-per-byte NS  spin NS ns per message byte instead\n"                                 \
+	"  --compute-loops N      spin exactly N fluid loops instead (no calibration)\n"                 \
+	"  --burst B        pace: after every B operations sleep, so as to be busy only\n"              \
+	"  --duty F         F of the time (default 0.5), leaving the fluid room\n"
 
 struct net_opts {
 	uint64_t msg_bytes;   /* default 1000 */
@@ -115,6 +127,11 @@ struct net_opts {
 	uint64_t timeout_ns;  /* default 30 s */
 	uint64_t retry_ns;    /* default 200 ms */
 	uint64_t max_tries;   /* default 25 */
+	uint64_t window;      /* replies outstanding at most; default 1 (send, then wait) */
+	double compute_ns;    /* spin after each send: --compute-us, or per byte x size */
+	uint64_t compute_loops; /* --compute-loops: fixed spin loops, no calibration */
+	uint64_t burst;       /* operations per burst; 0: no pacing */
+	double duty;          /* busy share when pacing; default 0.5 */
 };
 
 /*

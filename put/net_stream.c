@@ -1,6 +1,7 @@
 /* net_stream.c - the stream client shared by the tcp, tcp-stream and unix workloads */
 #include "put/net_stream.h"
 #include "put/net.h"
+#include "fluid/spin.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 struct stream {
@@ -18,8 +20,12 @@ struct stream {
 	char peer_name[NET_UNIX_PATH_MAX + 16];
 	int fd;
 	char *msg;   /* msg_bytes of payload */
-	char *reply; /* reply_bytes, received into */
+	char *reply; /* reply_bytes (or a window of them), received into */
+	size_t reply_cap;
 	uint64_t sent_bytes, recv_bytes, send_calls, recv_calls;
+	double compute_ns_per_loop; /* calibrated, 0 with --compute-loops */
+	uint64_t sink;
+	uint64_t bursts, paced_ns, blocked_waits;
 };
 
 int net_stream_parse(enum net_stream_kind kind, int argc, char **argv, void **state, char *err, size_t errlen)
@@ -29,7 +35,7 @@ int net_stream_parse(enum net_stream_kind kind, int argc, char **argv, void **st
 		return -ENOMEM;
 	s->kind = kind;
 	s->fd = -1;
-	unsigned allowed = NET_OPT_SIZE | NET_OPT_PEER | NET_OPT_TIMEOUT;
+	unsigned allowed = NET_OPT_SIZE | NET_OPT_PEER | NET_OPT_TIMEOUT | NET_OPT_PIPE;
 	if (kind != NET_STREAM_TCP_ONEWAY)
 		allowed |= NET_OPT_REPLY;
 	int rc = net_parse_opts(argc, argv, allowed, &s->o, err, errlen);
@@ -62,7 +68,14 @@ int net_stream_setup(void *state, char *err, size_t errlen)
 {
 	struct stream *s = state;
 	s->msg = malloc(s->o.msg_bytes);
-	s->reply = malloc(s->o.reply_bytes ? s->o.reply_bytes : 1);
+	/* room for a window of replies, so that one receive can take all that has come */
+	uint64_t cap = s->o.reply_bytes * s->o.window;
+	if (cap > (1u << 20))
+		cap = 1u << 20;
+	if (cap < s->o.reply_bytes)
+		cap = s->o.reply_bytes;
+	s->reply_cap = cap ? (size_t)cap : 1;
+	s->reply = malloc(s->reply_cap);
 	if (!s->msg || !s->reply) {
 		snprintf(err, errlen, "cannot allocate %" PRIu64 " bytes for the message", s->o.msg_bytes);
 		return -ENOMEM;
@@ -73,7 +86,11 @@ int net_stream_setup(void *state, char *err, size_t errlen)
 	 * the kernel's copy unrealistically cache-hot.
 	 */
 	memset(s->msg, 0x5a, s->o.msg_bytes);
-	memset(s->reply, 0, s->o.reply_bytes ? s->o.reply_bytes : 1);
+	memset(s->reply, 0, s->reply_cap);
+	if (s->o.compute_ns > 0 && !s->o.compute_loops) {
+		s->compute_ns_per_loop = spin_calibrate_ns_per_loop();
+		s->o.compute_loops = (uint64_t)(s->o.compute_ns / s->compute_ns_per_loop + 0.5);
+	}
 
 	int rc = net_connect(&s->peer, SOCK_STREAM, &s->fd, err, errlen);
 	if (rc)
@@ -118,9 +135,96 @@ static int io_error(struct stream *s, int rc, const char *what, uint64_t done, c
 	return rc;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* receive at most want bytes of owed replies; blocking or not. Bytes taken, or -errno */
+static ssize_t take_replies(struct stream *s, uint64_t want, int dontwait)
+{
+	size_t n = want < s->reply_cap ? (size_t)want : s->reply_cap;
+	for (;;) {
+		ssize_t r = recv(s->fd, s->reply, n, dontwait ? MSG_DONTWAIT : 0);
+		if (r > 0) {
+			s->recv_calls++;
+			return r;
+		}
+		if (r == 0)
+			return -ECONNRESET;
+		if (errno == EINTR)
+			continue;
+		if (dontwait && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		return -errno;
+	}
+}
+
+/*
+ * The loop predict studies: send m bytes, compute c, and collect replies
+ * with at most --window messages outstanding, so that the sender blocks
+ * only when the window is full. With --burst B, every B operations it
+ * sleeps so that it is busy only --duty of the time: the fluid then has
+ * room to measure, while each burst runs as the saturated loop does.
+ */
+static int pipe_run(struct stream *s, uint64_t ops, char *err, size_t errlen)
+{
+	const size_t m = s->o.msg_bytes;
+	const uint64_t r = s->o.reply_bytes, room = (s->o.window - 1) * r;
+	uint64_t owed = 0, burst_t0 = mono_ns();
+	for (uint64_t i = 0; i < ops; i++) {
+		if (s->o.burst && i && i % s->o.burst == 0 && s->o.duty < 1) {
+			uint64_t now = mono_ns();
+			uint64_t pause = (uint64_t)((double)(now - burst_t0) * (1 - s->o.duty) / s->o.duty);
+			struct timespec ts = { (time_t)(pause / 1000000000u), (long)(pause % 1000000000u) };
+			while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+				;
+			s->bursts++;
+			burst_t0 = mono_ns();
+			s->paced_ns += burst_t0 - now;
+		}
+		while (owed > room) {
+			ssize_t got = take_replies(s, owed - room, 0);
+			if (got < 0)
+				return io_error(s, (int)got, "reply from", i, err, errlen);
+			owed -= (uint64_t)got;
+			s->recv_bytes += (uint64_t)got;
+			s->blocked_waits++;
+		}
+		int rc = net_send_all(s->fd, s->msg, m, &s->send_calls);
+		if (rc)
+			return io_error(s, rc, "send to", i, err, errlen);
+		s->sent_bytes += m;
+		owed += r;
+		if (s->o.compute_loops)
+			s->sink = spin_loops(s->o.compute_loops, s->sink);
+		while (owed) {
+			ssize_t got = take_replies(s, owed, 1);
+			if (got < 0)
+				return io_error(s, (int)got, "reply from", i, err, errlen);
+			if (got == 0)
+				break;
+			owed -= (uint64_t)got;
+			s->recv_bytes += (uint64_t)got;
+		}
+	}
+	while (owed) {
+		ssize_t got = take_replies(s, owed, 0);
+		if (got < 0)
+			return io_error(s, (int)got, "reply from", ops, err, errlen);
+		owed -= (uint64_t)got;
+		s->recv_bytes += (uint64_t)got;
+	}
+	return 0;
+}
+
 int net_stream_run(void *state, uint64_t ops, char *err, size_t errlen)
 {
 	struct stream *s = state;
+	if (s->o.window > 1 || s->o.compute_loops || s->o.burst)
+		return pipe_run(s, ops, err, errlen);
 	const size_t m = s->o.msg_bytes, r = s->o.reply_bytes;
 	for (uint64_t i = 0; i < ops; i++) {
 		int rc = net_send_all(s->fd, s->msg, m, &s->send_calls);
@@ -144,6 +248,11 @@ void net_stream_report(void *state, FILE *f)
 	net_print_field(f, "peer", s->peer_name);
 	fprintf(f, " sent_bytes=%" PRIu64 " recv_bytes=%" PRIu64 " send_calls=%" PRIu64 " recv_calls=%" PRIu64,
 		s->sent_bytes, s->recv_bytes, s->send_calls, s->recv_calls);
+	if (s->o.window > 1 || s->o.compute_loops || s->o.burst)
+		fprintf(f, " window=%" PRIu64 " compute_loops=%" PRIu64 " compute_ns_per_loop=%.5f bursts=%" PRIu64
+			   " paced_ns=%" PRIu64 " blocked_waits=%" PRIu64 " sink=%" PRIu64,
+			s->o.window, s->o.compute_loops, s->compute_ns_per_loop, s->bursts, s->paced_ns, s->blocked_waits,
+			s->sink & 0xff);
 }
 
 void net_stream_teardown(void *state)

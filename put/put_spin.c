@@ -11,7 +11,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 struct spin {
 	double us;
@@ -55,13 +54,6 @@ static int spin_parse(int argc, char **argv, void **state, char *err, size_t err
 	return 0;
 }
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * Calibrate on the CPU we are pinned to: the fastest of four ~2 ms trials,
  * in thread CPU time, so that time stolen from us does not count. Skipped
@@ -70,8 +62,6 @@ static uint64_t thread_cpu_ns(void)
 static int spin_setup(void *state, char *err, size_t errlen)
 {
 	struct spin *s = state;
-	const uint64_t trial_loops = 2000000;
-	double best = 0;
 	(void)err;
 	(void)errlen;
 	if (s->fixed_loops) {
@@ -79,17 +69,8 @@ static int spin_setup(void *state, char *err, size_t errlen)
 		s->ns_per_loop = 0;
 		return 0;
 	}
-	s->sink = spin_loops(trial_loops / 4, 1); /* warm up */
-	for (int k = 0; k < 4; k++) {
-		uint64_t c0 = thread_cpu_ns();
-		s->sink = spin_loops(trial_loops, s->sink);
-		uint64_t c1 = thread_cpu_ns();
-		double ns = (double)(c1 - c0) / (double)trial_loops;
-		if (best == 0 || ns < best)
-			best = ns;
-	}
-	s->ns_per_loop = best;
-	s->loops_per_op = (uint64_t)(s->us * 1000 / best + 0.5);
+	s->ns_per_loop = spin_calibrate_ns_per_loop();
+	s->loops_per_op = (uint64_t)(s->us * 1000 / s->ns_per_loop + 0.5);
 	if (s->loops_per_op == 0)
 		s->loops_per_op = 1;
 	return 0;

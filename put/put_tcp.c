@@ -3,6 +3,7 @@
  * blocks for an r-byte reply, the set-up of Woodside et al. section 4.2.
  * The peer is 'put serve' (put/serve.c); the client is put/net_stream.c.
  */
+#include "put/net.h"
 #include "put/net_stream.h"
 #include "put/put.h"
 
@@ -20,7 +21,8 @@ const struct put_workload put_tcp = {
 		"  --reply BYTES    reply size r, 1 byte to 16 MiB (default 1)\n"
 		"  --peer ADDR      the peer, IPv4[:PORT] or [IPv6][:PORT] (default 127.0.0.1:7777)\n"
 		"  --timeout D      fail if a send or reply takes longer (default 30s)\n"
-		"  The socket has TCP_NODELAY, so each message leaves as it is sent.\n",
+		"  The socket has TCP_NODELAY, so each message leaves as it is sent.\n"
+		NET_PIPE_HELP,
 	.parse = tcp_parse,
 	.setup = net_stream_setup,
 	.run = net_stream_run,

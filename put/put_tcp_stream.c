@@ -3,6 +3,7 @@
  * connection, with no reply. A send blocks only when the socket buffer is
  * full, so this is the cost of streaming rather than of a round trip.
  */
+#include "put/net.h"
 #include "put/net_stream.h"
 #include "put/put.h"
 
@@ -19,7 +20,8 @@ const struct put_workload put_tcp_stream = {
 	.help = "  --size BYTES     message size m, 1 byte to 16 MiB (default 1000; k=1000, Ki=1024)\n"
 		"  --peer ADDR      the peer, IPv4[:PORT] or [IPv6][:PORT] (default 127.0.0.1:7777)\n"
 		"  --timeout D      fail if a send blocks longer (default 30s)\n"
-		"  The socket has TCP_NODELAY; the hello asks the peer for no replies.\n",
+		"  The socket has TCP_NODELAY; the hello asks the peer for no replies.\n"
+		NET_PIPE_HELP,
 	.parse = tcp_stream_parse,
 	.setup = net_stream_setup,
 	.run = net_stream_run,

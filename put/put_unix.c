@@ -3,6 +3,7 @@
  * operation sends m bytes and blocks for an r-byte reply. Against tcp it
  * shows what the IP stack costs.
  */
+#include "put/net.h"
 #include "put/net_stream.h"
 #include "put/put.h"
 
@@ -19,7 +20,8 @@ const struct put_workload put_unix = {
 	.help = "  --size BYTES     message size m, 1 byte to 16 MiB (default 1000; k=1000, Ki=1024)\n"
 		"  --reply BYTES    reply size r, 1 byte to 16 MiB (default 1)\n"
 		"  --peer PATH      the peer's socket (default /tmp/displace-7777.sock)\n"
-		"  --timeout D      fail if a send or reply takes longer (default 30s)\n",
+		"  --timeout D      fail if a send or reply takes longer (default 30s)\n"
+		NET_PIPE_HELP,
 	.parse = unix_parse,
 	.setup = net_stream_setup,
 	.run = net_stream_run,

@@ -1,0 +1,543 @@
+/*
+ * cmd_predict.c - displace predict: saturation throughput predicted from
+ * measured costs, and checked against a real saturated run (Woodside
+ * section 4.3, Table 3, Figure 5).
+ *
+ * The loop under study sends m bytes, computes c us, and collects replies
+ * with up to W messages outstanding, so the sender never waits. For each
+ * size, and in rounds so that host drift becomes CI rather than error:
+ *   1. its cost per iteration, by displacement and by each OS source: the
+ *      loop runs in bursts at half duty (--duty), so the fluid has room
+ *      while every burst behaves as the saturated loop does;
+ *   2. the same loop saturated: no fluid, no pauses, N messages: msg/s;
+ *   3. the blocking-mode cost (window 1, no compute), as sweep measures it.
+ * Prediction per source: 1 / tau_iteration = 1 / (tau_send + c).
+ */
+#include "coordinator/displace.h"
+#include "coordinator/jsonout.h"
+#include "coordinator/mreport.h"
+#include "coordinator/mrun.h"
+#include "coordinator/msg.h"
+#include "coordinator/plot.h"
+#include "fluid/dclock.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_SIZES 32
+#define DEFAULT_REPS 8
+#define DEFAULT_WINDOW 64
+#define DEFAULT_BURST 256
+
+static void usage(FILE *f)
+{
+	fputs("usage: displace predict WORKLOAD --sizes LIST (--compute US | --compute-per-byte NS)\n"
+	      "                        [--window W] [--messages N] [options]\n"
+	      "\n"
+	      "Predicts the saturation throughput of a sender from its measured CPU cost,\n"
+	      "and checks the prediction against a real saturated run (Woodside 1997,\n"
+	      "sec. 4.3). The loop under study sends m bytes, computes c us on the CPU,\n"
+	      "and collects replies with up to W messages outstanding. For each size, in\n"
+	      "interleaved rounds:\n"
+	      "  1. cost: the loop runs in bursts, busy half the time, beside the fluid;\n"
+	      "     its cost per iteration by displacement and by each OS source;\n"
+	      "  2. saturation: the same loop alone on its CPU, no pauses, N messages;\n"
+	      "     the measured messages per second;\n"
+	      "  3. the blocking-mode cost (window 1, no compute), as 'sweep' measures it.\n"
+	      "Each source predicts 1 / (tau_send + c) messages per second; the table\n"
+	      "gives each prediction's % error against the measured throughput.\n"
+	      "\n"
+	      "Workloads: tcp, tcp-stream, unix (the stream workloads).\n"
+	      "\n"
+	      "The loop:\n"
+	      "  --sizes LIST         message sizes: FROM:TO:STEP or 1000,8000,64000\n"
+	      "  --compute US         CPU time c spent after each send, in us (>= 0)\n"
+	      "  --compute-per-byte NS  c = NS ns per message byte instead\n"
+	      "  --window W           messages outstanding at most (default 64, >= 1)\n"
+	      "  --messages N         messages per saturated run (default: as many as\n"
+	      "                       one measurement run, about --run-time of work)\n"
+	      "  --duty F             busy share of the cost runs (default 0.5)\n"
+	      "  --peer ADDR, --peer-cpu N|same   the peer, as for 'sweep'\n"
+	      "\n",
+	      f);
+	fputs(mopts_help_placement, f);
+	fputs("\n", f);
+	fputs(mopts_help_measurement, f);
+	fputs("                       (for predict: --reps default 8 rounds per size)\n\n", f);
+	fputs(mopts_help_output, f);
+	fputs("  --csv FILE           for predict: one row per size (header in README.md)\n"
+	      "  --plot FILE.svg      measured against predicted throughput by size\n"
+	      "                       (Woodside Figure 5)\n"
+	      "\n"
+	      "Example:\n"
+	      "  displace predict tcp --sizes 1000,8000,64000 --compute 20\n"
+	      "\n"
+	      "Exit status as for 'displace measure'.\n",
+	      f);
+}
+
+struct popts {
+	uint64_t sizes[MAX_SIZES];
+	size_t nsizes;
+	double compute_us;       /* -1: not given */
+	double per_byte_ns;      /* -1: not given */
+	uint64_t window;
+	uint64_t messages;
+	double duty;
+};
+
+enum { X_SIZES = 1, X_COMPUTE, X_PER_BYTE, X_WINDOW, X_MESSAGES, X_DUTY };
+
+static const struct mopts_extra extra[] = {
+	{ "sizes", 1, X_SIZES },     { "compute", 1, X_COMPUTE }, { "compute-per-byte", 1, X_PER_BYTE },
+	{ "window", 1, X_WINDOW },   { "messages", 1, X_MESSAGES }, { "duty", 1, X_DUTY },
+	{ NULL, 0, 0 },
+};
+
+static int on_extra(int id, const char *v, void *ctx, char *err, size_t errlen)
+{
+	struct popts *o = ctx;
+	int rc = 0;
+	switch (id) {
+	case X_SIZES:
+		rc = cli_parse_sizes(v, o->sizes, MAX_SIZES, &o->nsizes);
+		if (rc)
+			snprintf(err, errlen, "invalid value '%s' for --sizes (e.g. 1000,8000,64000; at most %d)", v,
+				 MAX_SIZES);
+		break;
+	case X_COMPUTE:
+		if ((rc = cli_parse_double(v, 0, 1e7, &o->compute_us)))
+			snprintf(err, errlen, "invalid value '%s' for --compute (us, 0 or more)", v);
+		break;
+	case X_PER_BYTE:
+		if ((rc = cli_parse_double(v, 0, 1e6, &o->per_byte_ns)))
+			snprintf(err, errlen, "invalid value '%s' for --compute-per-byte (ns per byte, 0 or more)", v);
+		break;
+	case X_WINDOW:
+		if ((rc = cli_parse_u64(v, 1, 65536, &o->window)))
+			snprintf(err, errlen, "invalid value '%s' for --window (1 to 65536 messages)", v);
+		break;
+	case X_MESSAGES:
+		if ((rc = cli_parse_u64(v, 1, 1000000000, &o->messages)))
+			snprintf(err, errlen, "invalid value '%s' for --messages (1 or more)", v);
+		break;
+	case X_DUTY:
+		if ((rc = cli_parse_double(v, 0.05, 0.95, &o->duty)))
+			snprintf(err, errlen, "invalid value '%s' for --duty (0.05 to 0.95)", v);
+		break;
+	default:
+		rc = -1;
+	}
+	return rc;
+}
+
+/* One size: the cost series, the blocking series, and the saturated throughputs. */
+struct psize {
+	uint64_t size;
+	double c_ns;                     /* nominal compute per iteration */
+	struct meas_series cost, block, sat;
+	double *sat_tput;                /* msg/s of each saturated run */
+	size_t nsat, satcap;
+	uint64_t sat_msgs;
+	char arg_size[40], arg_window[40], arg_compute[48], arg_burst[40], arg_duty[40];
+	struct meas_summary scost, sblock;
+	struct stats_summary tput;
+	double pred[2 + MEAS_NSRC];      /* msg/s: displacement, drift-robust, OS sources */
+	double err_pct[2 + MEAS_NSRC];
+};
+
+static const char *pred_name(int k)
+{
+	return k == 0 ? "displacement" : k == 1 ? "drift-robust" : meas_src_name((enum meas_src)(k - 2));
+}
+
+static const char *pred_key(int k)
+{
+	return k == 0 ? "displacement" : k == 1 ? "drift_robust" : meas_src_key((enum meas_src)(k - 2));
+}
+
+static int saturated_run(struct mrun *r, struct psize *p)
+{
+	struct put_report rep;
+	int rc = meas_pilot(&r->mc, &p->sat, p->sat_msgs, &rep);
+	if (rc)
+		return rc;
+	double wall = (double)(rep.end_ns - rep.start_ns);
+	if (p->nsat == p->satcap) {
+		size_t cap = p->satcap ? p->satcap * 2 : 16;
+		double *n = realloc(p->sat_tput, cap * sizeof *n);
+		if (!n)
+			return -ENOMEM;
+		p->sat_tput = n;
+		p->satcap = cap;
+	}
+	p->sat_tput[p->nsat++] = wall > 0 ? (double)rep.ops / wall * 1e9 : NAN;
+	return 0;
+}
+
+static void finish_size(struct mrun *r, struct psize *p)
+{
+	meas_summarize(&r->mc, &p->cost, &p->scost);
+	meas_summarize(&r->mc, &p->block, &p->sblock);
+	memset(&p->tput, 0, sizeof p->tput);
+	if (p->nsat)
+		stats_summarize(p->sat_tput, p->nsat, 0.95, &p->tput);
+	double tau[2 + MEAS_NSRC];
+	tau[0] = p->scost.tau.mean;
+	tau[1] = p->scost.tau_robust.mean;
+	for (int k = 0; k < MEAS_NSRC; k++)
+		tau[2 + k] = p->scost.os[k].mean;
+	for (int k = 0; k < 2 + MEAS_NSRC; k++) {
+		p->pred[k] = tau[k] > 0 ? 1e9 / tau[k] : NAN;
+		p->err_pct[k] = p->nsat ? 100 * (p->pred[k] - p->tput.mean) / p->tput.mean : NAN;
+	}
+}
+
+static void print_table(struct psize *ps, size_t n, const struct popts *po)
+{
+	printf("  %8s  %20s", "size (B)", "measured msg/s ± CI");
+	for (int k = 0; k < 2 + MEAS_NSRC; k++)
+		printf("  %19s", pred_name(k));
+	printf("\n");
+	for (size_t i = 0; i < n; i++) {
+		struct psize *p = &ps[i];
+		char m[48];
+		snprintf(m, sizeof m, "%.1f ± %.1f", p->tput.mean, isfinite(p->tput.ci_half) ? p->tput.ci_half : 0.0);
+		printf("  %8" PRIu64 "  %20s", p->size, m);
+		for (int k = 0; k < 2 + MEAS_NSRC; k++) {
+			char cell[40];
+			if (isfinite(p->pred[k]))
+				snprintf(cell, sizeof cell, "%.1f (%+.2f%%)", p->pred[k], p->err_pct[k]);
+			else
+				snprintf(cell, sizeof cell, "n/a");
+			printf("  %19s", cell);
+		}
+		printf("\n");
+	}
+	printf("  predicted msg/s = 1 / (tau_send + c), with its %% error against the measured throughput\n\n");
+	printf("  %8s  %9s  %18s  %14s  %18s  %s\n", "size (B)", "c (µs)", "iteration µs ± CI", "tau_send (µs)",
+	       "blocking µs ± CI", "blocking - tau_send");
+	for (size_t i = 0; i < n; i++) {
+		struct psize *p = &ps[i];
+		double send = (p->scost.tau.mean - p->c_ns) / 1e3, blk = p->sblock.tau.mean / 1e3;
+		char it[40], bl[40];
+		snprintf(it, sizeof it, "%.2f ± %.2f", p->scost.tau.mean / 1e3, p->scost.tau.ci_half / 1e3);
+		snprintf(bl, sizeof bl, "%.2f ± %.2f", blk, p->sblock.tau.ci_half / 1e3);
+		printf("  %8" PRIu64 "  %9.2f  %18s  %14.2f  %18s  %+.2f µs (%+.0f%%)\n", p->size, p->c_ns / 1e3, it, send, bl,
+		       blk - send, 100 * (blk - send) / send);
+	}
+	printf("  tau_send = displacement per iteration - c; blocking = send and wait for each reply, no compute\n");
+	(void)po;
+}
+
+#define PREDICT_CSV_HEADER                                                                                        \
+	"date,workload,size_bytes,compute_us,window,rounds,measured_msgs_per_s,measured_ci95,iteration_us,"      \
+	"iteration_ci95_us,tau_send_us,blocking_us,blocking_ci95_us,pred_displacement,err_displacement_pct,"      \
+	"pred_drift_robust,err_drift_robust_pct,pred_getrusage,err_getrusage_pct,pred_task_clock,"                \
+	"err_task_clock_pct,pred_schedstat,err_schedstat_pct,pred_procstat,err_procstat_pct"
+
+static void csv_row(struct csvout *c, const char *workload, const struct psize *p, const struct popts *po,
+		    unsigned rounds)
+{
+	char f[25][48];
+	const char *fp[25];
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(f[0], sizeof f[0], "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(f[1], 48, "%s", workload);
+	snprintf(f[2], 48, "%" PRIu64, p->size);
+	snprintf(f[3], 48, "%.3f", p->c_ns / 1e3);
+	snprintf(f[4], 48, "%" PRIu64, po->window);
+	snprintf(f[5], 48, "%u", rounds);
+	double v[] = { p->tput.mean,	       p->tput.ci_half,		 p->scost.tau.mean / 1e3,
+		       p->scost.tau.ci_half / 1e3, (p->scost.tau.mean - p->c_ns) / 1e3, p->sblock.tau.mean / 1e3,
+		       p->sblock.tau.ci_half / 1e3 };
+	for (int i = 0; i < 7; i++) {
+		if (isfinite(v[i]))
+			snprintf(f[6 + i], 48, "%.4f", v[i]);
+		else
+			f[6 + i][0] = '\0';
+	}
+	for (int k = 0; k < 2 + MEAS_NSRC; k++) {
+		if (isfinite(p->pred[k]))
+			snprintf(f[13 + 2 * k], 48, "%.3f", p->pred[k]);
+		else
+			f[13 + 2 * k][0] = '\0';
+		if (isfinite(p->err_pct[k]))
+			snprintf(f[14 + 2 * k], 48, "%.3f", p->err_pct[k]);
+		else
+			f[14 + 2 * k][0] = '\0';
+	}
+	for (int i = 0; i < 25; i++)
+		fp[i] = f[i];
+	csvout_row(c, fp, 25);
+}
+
+static json_t *size_json(const struct psize *p, const struct mrun *r)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "size_bytes", json_integer((json_int_t)p->size));
+	json_object_set_new(o, "compute_us", jout_num(p->c_ns / 1e3));
+	json_object_set_new(o, "measured_msgs_per_s", jout_num(p->tput.mean));
+	json_object_set_new(o, "measured_ci95", jout_num(p->tput.ci_half));
+	json_object_set_new(o, "saturated_runs", json_integer((json_int_t)p->nsat));
+	json_t *pred = json_object(), *err = json_object();
+	for (int k = 0; k < 2 + MEAS_NSRC; k++) {
+		json_object_set_new(pred, pred_key(k), jout_num(p->pred[k]));
+		json_object_set_new(err, pred_key(k), jout_num(p->err_pct[k]));
+	}
+	json_object_set_new(o, "predicted_msgs_per_s", pred);
+	json_object_set_new(o, "error_pct", err);
+	json_object_set_new(o, "tau_send_us", jout_num((p->scost.tau.mean - p->c_ns) / 1e3));
+	json_object_set_new(o, "iteration", mreport_json(&p->scost, &r->mc, &p->cost));
+	json_object_set_new(o, "blocking", mreport_json(&p->sblock, &r->mc, &p->block));
+	return o;
+}
+
+static void write_plot(const char *path, const struct mrun *r, struct psize *ps, size_t n)
+{
+	const int show[] = { 0, 2, 3 }; /* displacement, getrusage, task-clock */
+	double *x = calloc(n, sizeof *x), *m = calloc(n, sizeof *m), *e = calloc(n, sizeof *e);
+	double *y[3];
+	struct plot_series s[4];
+	for (int k = 0; k < 3; k++)
+		y[k] = calloc(n, sizeof *y[k]);
+	for (size_t i = 0; i < n; i++) {
+		x[i] = (double)ps[i].size;
+		m[i] = ps[i].tput.mean;
+		e[i] = ps[i].tput.ci_half;
+		for (int k = 0; k < 3; k++)
+			y[k][i] = ps[i].pred[show[k]];
+	}
+	s[0] = (struct plot_series){ "measured (saturated, 95% CI)", x, m, e, n };
+	static char titles[3][64];
+	for (int k = 0; k < 3; k++) {
+		snprintf(titles[k], sizeof titles[k], "predicted by %s", pred_name(show[k]));
+		s[1 + k] = (struct plot_series){ titles[k], x, y[k], NULL, n };
+	}
+	char title[160], hint[512];
+	snprintf(title, sizeof title, "%s: saturation throughput, measured and predicted (CPU %d)", r->m.workload,
+		 r->m.cpu);
+	int rc = plot_write(path, title, "message size (bytes)", "messages per second", s, 4, hint, sizeof hint);
+	if (rc < 0)
+		msg_error("cannot write the plot '%s': %s", path, rc == -EIO ? hint : strerror(-rc));
+	else if (rc == 1)
+		msg_warn("%s", hint);
+	else
+		msg_info("%s", hint);
+	for (int k = 0; k < 3; k++)
+		free(y[k]);
+	free(x);
+	free(m);
+	free(e);
+}
+
+static int is_stream(const char *w)
+{
+	return !strcmp(w, "tcp") || !strcmp(w, "tcp-stream") || !strcmp(w, "unix");
+}
+
+int cmd_predict(int argc, char **argv)
+{
+	struct mrun r;
+	struct popts po = { .compute_us = -1, .per_byte_ns = -1, .window = DEFAULT_WINDOW, .duty = 0.5 };
+	memset(&r, 0, sizeof r);
+	r.m.cmd = "predict";
+	int st = mopts_parse(argc, argv, &r.m, extra, on_extra, &po);
+	if (st)
+		return st;
+	if (r.m.help) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!r.m.workload)
+		return msg_usage("predict", "no workload given (tcp, tcp-stream or unix)");
+	if (!is_stream(r.m.workload))
+		return msg_usage("predict", "predict needs a stream workload (tcp, tcp-stream or unix), not '%s'",
+				 r.m.workload);
+	if (!po.nsizes)
+		return msg_usage("predict", "--sizes is required (e.g. --sizes 1000,8000,64000)");
+	if ((po.compute_us >= 0) == (po.per_byte_ns >= 0))
+		return msg_usage("predict", "give exactly one of --compute US and --compute-per-byte NS");
+	if (r.m.ops_given && r.m.ops < 4)
+		return msg_usage("predict", "--ops must be at least 4 for the fit");
+	if (r.m.reps == 1)
+		return msg_usage("predict", "--reps must be at least 2 (a pair of cost runs)");
+	for (int i = 1; i < r.m.nwargs; i++)
+		if (!strncmp(r.m.wargs[i], "--window", 8) || !strncmp(r.m.wargs[i], "--compute", 9) ||
+		    !strncmp(r.m.wargs[i], "--burst", 7) || !strncmp(r.m.wargs[i], "--size", 6))
+			return msg_usage("predict", "'%s' is predict's to set", r.m.wargs[i]);
+
+	size_t n = po.nsizes;
+	struct psize *ps = calloc(n, sizeof *ps);
+	if (!ps)
+		return EXIT_FAILED;
+	/* check every size through the workload's own parser */
+	for (size_t i = 0; i < n && !st; i++) {
+		struct psize *p = &ps[i];
+		p->size = po.sizes[i];
+		p->c_ns = po.compute_us >= 0 ? po.compute_us * 1e3 : po.per_byte_ns * (double)p->size;
+		snprintf(p->arg_size, sizeof p->arg_size, "--size=%" PRIu64, p->size);
+		snprintf(p->arg_window, sizeof p->arg_window, "--window=%" PRIu64, po.window);
+		snprintf(p->arg_compute, sizeof p->arg_compute, "--compute-us=%.6f", p->c_ns / 1e3);
+		snprintf(p->arg_burst, sizeof p->arg_burst, "--burst=%d", DEFAULT_BURST);
+		snprintf(p->arg_duty, sizeof p->arg_duty, "--duty=%.3f", po.duty);
+		char *w[MOPTS_MAX_WARGS + 8];
+		int k = 0;
+		for (int j = 0; j < r.m.nwargs; j++)
+			w[k++] = r.m.wargs[j];
+		w[k++] = p->arg_size;
+		w[k++] = p->arg_window;
+		w[k++] = p->arg_compute;
+		st = mrun_check_workload(&r, w, k);
+	}
+	struct csvout csv = { 0 };
+	if (!st && r.m.csv) {
+		int rc = csvout_open(&csv, r.m.csv, PREDICT_CSV_HEADER);
+		if (rc) {
+			if (rc == -EEXIST)
+				msg_error("'%s' has another header; give a new file to --csv", r.m.csv);
+			else
+				msg_error("cannot open '%s': %s", r.m.csv, strerror(-rc));
+			st = EXIT_RESOURCE;
+		}
+	}
+	if (st) {
+		free(ps);
+		return st;
+	}
+	if ((st = mrun_setup(&r)))
+		goto out;
+	static char loops_args[MAX_SIZES][48];
+	for (size_t i = 0; i < n && !st; i++) {
+		struct psize *p = &ps[i];
+		char label[32];
+		snprintf(label, sizeof label, "%" PRIu64, p->size);
+		mrun_series_init(&r, &p->cost, label);
+		mrun_add_arg(&p->cost, p->arg_size);
+		mrun_add_arg(&p->cost, p->arg_window);
+		mrun_add_arg(&p->cost, p->arg_compute);
+		mrun_add_arg(&p->cost, p->arg_burst);
+		mrun_add_arg(&p->cost, p->arg_duty);
+		p->cost.size_bytes = p->size;
+		/* a pilot: the cost of an iteration, and the compute loops every run will use */
+		struct put_report rep;
+		int rc = meas_pilot(&r.mc, &p->cost, 200, &rep);
+		if (rc) {
+			st = mrun_fail(&r, rc);
+			break;
+		}
+		char v[32];
+		if (p->c_ns > 0 && report_field(rep.extra, "compute_loops", v, sizeof v)) {
+			/* identical work in every run: the spin is calibrated once */
+			snprintf(loops_args[i], sizeof loops_args[i], "--compute-loops=%s", v);
+		}
+		/* rebuild the argument list cleanly: size, window, compute, burst, duty */
+		mrun_series_init(&r, &p->cost, label);
+		mrun_add_arg(&p->cost, p->arg_size);
+		mrun_add_arg(&p->cost, p->arg_window);
+		mrun_add_arg(&p->cost, p->c_ns > 0 && loops_args[i][0] ? loops_args[i] : p->arg_compute);
+		p->sat = p->cost;
+		mrun_add_arg(&p->cost, p->arg_burst);
+		mrun_add_arg(&p->cost, p->arg_duty);
+		p->cost.size_bytes = p->sat.size_bytes = p->size;
+		/* busy time per iteration, from the pilot's active share */
+		double wall = (double)(rep.end_ns - rep.start_ns) * po.duty;
+		double per_op = rep.ops ? wall / (double)rep.ops : 1e5;
+		uint64_t l = r.m.ops_given ? r.m.ops : (uint64_t)((double)r.m.run_ns / (per_op > 1 ? per_op : 1));
+		if (l < 2 * DEFAULT_BURST)
+			l = 2 * DEFAULT_BURST;
+		p->cost.ops = l;
+		p->sat_msgs = po.messages ? po.messages : l;
+		/* the blocking mode, as sweep measures it */
+		mrun_series_init(&r, &p->block, label);
+		mrun_add_arg(&p->block, p->arg_size);
+		p->block.size_bytes = p->size;
+		st = mrun_choose_ops(&r, &p->block);
+	}
+	if (st)
+		goto out;
+	if (r.peer_note[0])
+		msg_info("%s", r.peer_note);
+
+	unsigned reps = r.m.reps ? r.m.reps : DEFAULT_REPS;
+	if (reps % 2)
+		reps++;
+	uint64_t deadline = r.start_ns + r.m.max_time_ns;
+	struct msg_progress prog;
+	msg_progress_start(&prog, "predicting", (double)reps * (double)n);
+	int rc = 0;
+	unsigned rounds = 0;
+	for (unsigned rep = 0; rep < reps && !rc; rep++) {
+		for (size_t j = 0; j < n && !rc; j++) {
+			struct psize *p = &ps[(j + rep / 2) % n];
+			int small = rep % 2;
+			rc = meas_run(&r.mc, &p->cost, small ? meas_small_ops(p->cost.ops) : p->cost.ops);
+			if (!rc)
+				rc = saturated_run(&r, p);
+			if (!rc)
+				rc = meas_run(&r.mc, &p->block, small ? meas_small_ops(p->block.ops) : p->block.ops);
+			msg_progress_update(&prog, (double)rep * (double)n + (double)j + 1);
+		}
+		if (!rc)
+			rounds = rep + 1;
+		if (!rc && rep % 2 == 1 && dclock_raw_ns() >= deadline) {
+			msg_warn("--max-time ran out after %u rounds", rep + 1);
+			break;
+		}
+	}
+	msg_progress_end(&prog);
+	if (rc) {
+		st = mrun_fail(&r, rc);
+		if (rounds < 2)
+			goto out;
+		msg_warn("reporting the %u whole rounds done before the failure", rounds - rounds % 2);
+	}
+	size_t outliers = 0;
+	for (size_t i = 0; i < n; i++) {
+		finish_size(&r, &ps[i]);
+		outliers += ps[i].scost.outliers + ps[i].sblock.outliers;
+		if (r.m.csv)
+			csv_row(&csv, r.m.workload, &ps[i], &po, rounds);
+	}
+	if (outliers)
+		msg_warn("%zu pairs were outliers and were left out: other work ran during them; add --reps", outliers);
+	if (r.m.json) {
+		json_t *arr = json_array();
+		for (size_t i = 0; i < n; i++)
+			json_array_append_new(arr, size_json(&ps[i], &r));
+		json_t *o = json_object();
+		json_object_set_new(o, "workload", json_string(r.m.workload));
+		json_object_set_new(o, "window", json_integer((json_int_t)po.window));
+		json_object_set_new(o, "duty", json_real(po.duty));
+		json_object_set_new(o, "rounds", json_integer(rounds));
+		json_object_set_new(o, "peer", r.peer_note[0] ? json_string(r.peer_note) : json_null());
+		json_object_set_new(o, "sizes", arr);
+		json_object_set_new(o, "context", context_json(&r.ctx));
+		jout_print(o);
+	} else {
+		printf("displace predict %s: window %" PRIu64 ", CPU %d, %u rounds%s%s\n", r.m.workload, po.window, r.m.cpu,
+		       rounds, r.peer_note[0] ? "; " : "", r.peer_note);
+		print_table(ps, n, &po);
+	}
+	if (r.m.plot)
+		write_plot(r.m.plot, &r, ps, n);
+	if (!st && r.m.strict && outliers)
+		st = EXIT_UNTRUSTED;
+out:
+	for (size_t i = 0; i < n; i++) {
+		meas_series_free(&ps[i].cost);
+		meas_series_free(&ps[i].block);
+		free(ps[i].sat_tput);
+	}
+	free(ps);
+	csvout_close(&csv);
+	mrun_finish(&r);
+	return st;
+}
