@@ -3,6 +3,7 @@
 #   make                 build bin/displace and its helpers (bin/fluid, bin/put)
 #   make check           build and run every test
 #   make run             the main job: calibrate, then the tcp send-cost sweep
+#                        (results.csv, results.svg)
 #   make install PREFIX=/usr/local DESTDIR=
 #   make SANITIZE=address,undefined check    sanitized build in build/san/
 #   make DEVELOPER=1     warnings are errors
@@ -158,8 +159,11 @@ e2e: $(PROGS)
 	DISPLACE_BIN=$(BIN) sh tests/cli.sh
 
 # --- the main job ------------------------------------------------------------
+# calibrate, then the send cost of tcp by size with the built-in peer:
+# the table on stdout, results.csv (appended) and results.svg
 run: $(PROGS)
 	$(BIN)/displace calibrate
+	$(BIN)/displace sweep tcp --sizes 1000:8000:1000 --csv results.csv --plot results.svg
 
 # --- install -----------------------------------------------------------------
 install: all
