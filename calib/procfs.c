@@ -240,6 +240,39 @@ int procfs_read_loadavg(struct procfs_loadavg *l)
 	READ_AND_PARSE("/proc/loadavg", procfs_parse_loadavg, l);
 }
 
+int procfs_process_runtime_ns(int pid, uint64_t *ns)
+{
+	char dir[64];
+	snprintf(dir, sizeof dir, "/proc/%d/task", pid);
+	DIR *d = opendir(dir);
+	if (!d)
+		return -errno;
+	uint64_t sum = 0;
+	int found = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		char path[sizeof dir + sizeof de->d_name + 16], buf[128];
+		snprintf(path, sizeof path, "%s/%s/schedstat", dir, de->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue; /* the thread ended meanwhile */
+		ssize_t r = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (r <= 0)
+			continue;
+		buf[r] = '\0';
+		sum += strtoull(buf, NULL, 10);
+		found = 1;
+	}
+	closedir(d);
+	if (!found)
+		return -ESRCH;
+	*ns = sum;
+	return 0;
+}
+
 int procfs_read_tasks(struct procfs_task **tasks, size_t *n)
 {
 	DIR *d = opendir("/proc");

@@ -70,6 +70,11 @@ int procfs_read_file(const char *path, char **text);
 int procfs_read_stat(struct procfs_stat *s);
 int procfs_read_softirqs(struct procfs_softirqs *s);
 int procfs_read_loadavg(struct procfs_loadavg *l);
+/*
+ * procfs_process_runtime_ns - CPU time of every thread of pid, from
+ * /proc/<pid>/task/<tid>/schedstat (sum_exec_runtime, ns). -errno
+ */
+int procfs_process_runtime_ns(int pid, uint64_t *ns);
 /* procfs_read_tasks - every process in /proc; *tasks is malloc'd */
 int procfs_read_tasks(struct procfs_task **tasks, size_t *n);
 

@@ -172,10 +172,13 @@ int meas_run(struct meas_ctx *mc, struct meas_series *s, uint64_t ops)
 		.lead_out_ns = mc->o.lead_out_ns,
 		.max_ns = mc->o.max_run_ns,
 	};
+	uint64_t peer0 = 0, peer1 = 0;
+	int have_peer = mc->o.peer_pid > 0 && procfs_process_runtime_ns(mc->o.peer_pid, &peer0) == 0;
 	rc = exp_corun(mc->env, &spec, &r, mc->err, sizeof mc->err);
 	mc->put_exit = r.put_exit;
 	if (rc)
 		return rc;
+	have_peer = have_peer && procfs_process_runtime_ns(mc->o.peer_pid, &peer1) == 0;
 	if ((rc = meas_calibrate(mc)))
 		return rc;
 
@@ -234,6 +237,7 @@ int meas_run(struct meas_ctx *mc, struct meas_series *s, uint64_t ops)
 	run.os_ns[SRC_SCHEDSTAT] = val_ns(&p->schedstat_ns);
 	run.os_ns[SRC_PROCSTAT] = procstat_sys_ns(&r, mc->o.cpu);
 	run.put_wall_ns = (double)(p->end_ns - p->start_ns);
+	run.peer_ns = have_peer ? (double)(peer1 - peer0) : NAN;
 	run.nvcsw = p->nvcsw;
 	run.nivcsw = p->nivcsw;
 	run.cmd_status = p->cmd_status;
@@ -271,6 +275,7 @@ void meas_summarize(const struct meas_ctx *mc, struct meas_series *s, struct mea
 	size_t cap = s->nruns ? s->nruns : 1;
 	double *tau = calloc(cap, sizeof *tau), *rob = calloc(cap, sizeof *rob), *start = calloc(cap, sizeof *start);
 	double *os[MEAS_NSRC], *pct[MEAS_NSRC], *pctr[MEAS_NSRC];
+	double *peer = calloc(cap, sizeof *peer), *ppct = calloc(cap, sizeof *ppct);
 	double *cpu[EXP_MAX_CPUS] = { 0 };
 	size_t *idx = calloc(cap, sizeof *idx); /* the run whose outlier flag an estimate sets */
 	for (int k = 0; k < MEAS_NSRC; k++) {
@@ -320,6 +325,8 @@ void meas_summarize(const struct meas_ctx *mc, struct meas_series *s, struct mea
 				pct[k][n] = est_pct_diff(os[k][n], p.tau_ns);
 				pctr[k][n] = est_pct_diff(os[k][n], pr.tau_ns);
 			}
+			peer[n] = (a->peer_ns - b->peer_ns) / (la - lb);
+			ppct[n] = est_pct_diff(os[SRC_GETRUSAGE][n] + peer[n], p.tau_ns);
 			for (int c = 0; c < sum->ncpu; c++) {
 				cpu[c][n] = (a->cpu_t_put_ns[c] - b->cpu_t_put_ns[c]) / (la - lb);
 				rx[c] += a->net_rx[c] - b->net_rx[c];
@@ -357,6 +364,8 @@ void meas_summarize(const struct meas_ctx *mc, struct meas_series *s, struct mea
 				pct[k][n] = est_pct_diff(os[k][n], tau[n]);
 				pctr[k][n] = est_pct_diff(os[k][n], rob[n]);
 			}
+			peer[n] = a->peer_ns / la;
+			ppct[n] = est_pct_diff(os[SRC_GETRUSAGE][n] + peer[n], tau[n]);
 			for (int c = 0; c < sum->ncpu; c++) {
 				cpu[c][n] = a->cpu_t_put_ns[c] / la;
 				rx[c] += a->net_rx[c];
@@ -392,6 +401,8 @@ void meas_summarize(const struct meas_ctx *mc, struct meas_series *s, struct mea
 			}
 			for (int c = 0; c < sum->ncpu; c++)
 				cpu[c][k] = cpu[c][i];
+			peer[k] = peer[i];
+			ppct[k] = ppct[i];
 			k++;
 		}
 		sum->outliers = nout;
@@ -405,6 +416,8 @@ void meas_summarize(const struct meas_ctx *mc, struct meas_series *s, struct mea
 		summarize(pct[k], n, &sum->pct[k]);
 		summarize(pctr[k], n, &sum->pct_robust[k]);
 	}
+	summarize(peer, n, &sum->peer);
+	summarize(ppct, n, &sum->put_peer_pct);
 	for (int c = 0; c < sum->ncpu; c++) {
 		struct stats_summary cs;
 		summarize(cpu[c], n, &cs);
@@ -430,6 +443,8 @@ void meas_summarize(const struct meas_ctx *mc, struct meas_series *s, struct mea
 		sum->e_res_ns = e_res / pairs;
 	}
 	free(flag);
+	free(peer);
+	free(ppct);
 	free(tau);
 	free(rob);
 	free(start);

@@ -27,6 +27,8 @@ struct meas_opts {
 	double delta_ns;             /* clock resolution for e_res */
 	uint64_t sim_res_ns;         /* --clock-resolution: quantise every clock (0 = off) */
 	int use_steal;               /* task-clock minus CPU time is steal (IRQ_TIME_ACCOUNTING off) */
+	int peer_pid;                /* the local peer, whose CPU time each run reads; 0 if none */
+	int peer_cpu;
 };
 
 /* One co-run. Times are ns for the whole run; NAN when unavailable. */
@@ -38,6 +40,7 @@ struct meas_run {
 	double drift_ns, calib_ns, cache_ns, res_ns;
 	double tau_f_ns, tau0_ns, t2_ns, l2, lf1;    /* on the PUT's CPU */
 	double steal_ns;                            /* removed by the drift-robust estimator */
+	double peer_ns;                             /* the local peer's CPU time in the run (schedstat) */
 	double net_rx[EXP_MAX_CPUS], net_tx[EXP_MAX_CPUS];
 	double put_wall_ns;                         /* put's own loop wall time */
 	long nvcsw, nivcsw;
@@ -87,6 +90,8 @@ struct meas_summary {
 	double net_rx_per_op[EXP_MAX_CPUS], net_tx_per_op[EXP_MAX_CPUS];
 	double tau_f_ns, tau0_ns;
 	double put_wall_per_op_ns;     /* put's own wall time per op, with the fluid beside it */
+	struct stats_summary peer;     /* the local peer's CPU per op (NAN without one) */
+	struct stats_summary put_peer_pct; /* 100 (getrusage + peer - d) / d, paired */
 	int cmd_status;                /* exec: the first non-zero status seen, or 0 */
 };
 

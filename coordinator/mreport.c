@@ -63,6 +63,18 @@ void mreport_os_table(FILE *f, const struct meas_summary *s, const struct meas_c
 		fprintf(f, "    %-11s %10s   %-18s\n", meas_src_name((enum meas_src)k), us(o->mean, b, sizeof b), pct);
 		fprintf(f, "        %s\n", mreport_misses((enum meas_src)k, ctx, mc->o.cpu, m, sizeof m));
 	}
+	if (s->peer.n && isfinite(s->peer.mean)) {
+		char pct[40];
+		snprintf(pct, sizeof pct, "%+.2f%% ± %.2f", s->put_peer_pct.mean,
+			 isfinite(s->put_peer_pct.ci_half) ? s->put_peer_pct.ci_half : 0.0);
+		fprintf(f, "    %-11s %10s\n", "peer", us(s->peer.mean, b, sizeof b));
+		fprintf(f, "        the local peer's own CPU time (schedstat of its threads), on CPU %d\n", mc->o.peer_cpu);
+		fprintf(f, "    %-11s %10s   %-18s\n", "PUT + peer", us(s->os[SRC_GETRUSAGE].mean + s->peer.mean, b, sizeof b),
+			pct);
+		fprintf(f, "        getrusage plus the peer: %s\n",
+			mc->o.peer_cpu == mc->o.cpu ? "on one CPU, displacement should match it"
+						     : "the peer is on another CPU");
+	}
 }
 
 void mreport_print(FILE *f, const struct meas_summary *s, const struct meas_ctx *mc, const struct context *ctx)
@@ -148,7 +160,9 @@ json_t *mreport_json(const struct meas_summary *s, const struct meas_ctx *mc, co
 	json_object_set_new(tau, "drift_robust", jout_num(s->tau_robust.mean / 1e3));
 	for (int k = 0; k < MEAS_NSRC; k++)
 		json_object_set_new(tau, meas_src_key((enum meas_src)k), jout_num(s->os[k].mean / 1e3));
+	json_object_set_new(tau, "peer", s->peer.n ? jout_num(s->peer.mean / 1e3) : json_null());
 	json_object_set_new(o, "tau_put_us", tau);
+	json_object_set_new(o, "put_plus_peer_pct", s->peer.n ? summary_json(&s->put_peer_pct, 1) : json_null());
 	json_object_set_new(o, "ci95_us", jout_num(s->tau.ci_half / 1e3));
 	json_object_set_new(o, "ci95_robust_us", jout_num(s->tau_robust.ci_half / 1e3));
 	json_object_set_new(o, "displacement_us", summary_json(&s->tau, 1e3));
@@ -200,6 +214,7 @@ json_t *mreport_json(const struct meas_summary *s, const struct meas_ctx *mc, co
 		json_object_set_new(jr, "tau_f_ns", jout_num(r->tau_f_ns));
 		json_object_set_new(jr, "tau0_ns", jout_num(r->tau0_ns));
 		json_object_set_new(jr, "steal_ns", jout_num(r->steal_ns));
+		json_object_set_new(jr, "peer_ns", jout_num(r->peer_ns));
 		json_object_set_new(jr, "outlier", json_boolean(r->outlier));
 		json_array_append_new(runs, jr);
 	}

@@ -186,6 +186,8 @@ static int start_peer(struct mrun *r)
 		return rc == -EINTR ? EXIT_FAILED : EXIT_RESOURCE;
 	}
 	r->peer_addr = peer_addr(&r->peer, kind);
+	r->mc.o.peer_pid = peer_pid(&r->peer);
+	r->mc.o.peer_cpu = cpu;
 	int in_fluid = cli_cpus_contains(&r->mc.o.cpus, cpu);
 	if (cpu == r->m.cpu)
 		snprintf(r->peer_note, sizeof r->peer_note,

@@ -129,6 +129,11 @@ const char *peer_addr(const struct peer *p, const char *kind)
 	return NULL;
 }
 
+int peer_pid(const struct peer *p)
+{
+	return p->started ? p->c.proc.pid : 0;
+}
+
 int peer_alive(const struct peer *p)
 {
 	return p->started && p->c.running;

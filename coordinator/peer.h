@@ -23,6 +23,8 @@ struct peer {
 int peer_start(struct exp_env *e, struct peer *p, int cpu, char *err, size_t errlen);
 /* peer_addr - the address the workload kind ("tcp", "udp", "unix", "rpc") connects to */
 const char *peer_addr(const struct peer *p, const char *kind);
+/* peer_pid - the peer's process id, 0 if none */
+int peer_pid(const struct peer *p);
 /* peer_alive - the peer has not exited */
 int peer_alive(const struct peer *p);
 /* peer_stop - stop it, wait for it, remove its socket directory */
