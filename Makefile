@@ -69,7 +69,7 @@ NOSAN_CFLAGS := $(BASE_CFLAGS)
 # --- sources ---------------------------------------------------------------
 CALIB_SRC  := $(wildcard calib/*.c)
 COORD_SRC  := $(filter-out coordinator/main.c coordinator/cli.c,$(wildcard coordinator/*.c))
-SHARED_SRC := fluid/chunkstat.c fluid/dclock.c fluid/fluid_args.c coordinator/cli.c
+SHARED_SRC := fluid/chunkstat.c fluid/dclock.c fluid/fluid_args.c fluid/taskclock.c coordinator/cli.c
 PUT_SRC    := $(filter-out put/put_main.c,$(wildcard put/*.c))
 TEST_SRC   := $(wildcard tests/check_*.c) tests/testutil.c
 KERNEL_SRC := fluid/spin.c
@@ -103,7 +103,7 @@ $(BIN)/displace: $(OUT)/obj/coordinator/main.o $(COORD_OBJ) $(CALIB_OBJ) $(SHARE
 	$(CC) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
 
 # The fluid is one small, unsanitized program.
-$(BIN)/fluid: $(call nosan,fluid/fluid.c fluid/fluid_args.c fluid/chunkstat.c fluid/dclock.c coordinator/cli.c) $(KERNEL_OBJ)
+$(BIN)/fluid: $(call nosan,fluid/fluid.c fluid/fluid_args.c fluid/chunkstat.c fluid/dclock.c fluid/taskclock.c coordinator/cli.c) $(KERNEL_OBJ)
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ -pthread $(HARDEN_LDFLAGS) -lm
 

@@ -101,6 +101,21 @@ static char **put_argv(const struct meas_ctx *mc, const struct meas_series *s, u
 	return argv;
 }
 
+/* one co-run of ops operations of s, beside a fluid on every measured CPU */
+static struct exp_corun_spec corun_spec(const struct meas_ctx *mc, const struct meas_series *s, uint64_t ops,
+					char bufs[][32], char **argv)
+{
+	struct exp_corun_spec spec = {
+		.cpus = &mc->o.cpus,
+		.fluid = fluid_opts(mc),
+		.put_argv = put_argv(mc, s, ops, bufs, argv),
+		.lead_in_ns = mc->o.lead_in_ns,
+		.lead_out_ns = mc->o.lead_out_ns,
+		.max_ns = mc->o.max_run_ns,
+	};
+	return spec;
+}
+
 static int append_run(struct meas_series *s, const struct meas_run *r)
 {
 	if (s->nruns == s->cap) {
@@ -140,14 +155,7 @@ int meas_pilot(struct meas_ctx *mc, struct meas_series *s, uint64_t ops, struct 
 	 * and waking it can make an operation many times slower than when the
 	 * fluid keeps the CPU busy.
 	 */
-	struct exp_corun_spec spec = {
-		.cpus = &mc->o.cpus,
-		.fluid = fluid_opts(mc),
-		.put_argv = put_argv(mc, s, ops, bufs, argv),
-		.lead_in_ns = mc->o.lead_in_ns,
-		.lead_out_ns = mc->o.lead_out_ns,
-		.max_ns = mc->o.max_run_ns,
-	};
+	struct exp_corun_spec spec = corun_spec(mc, s, ops, bufs, argv);
 	int rc = exp_corun(mc->env, &spec, &r, mc->err, sizeof mc->err);
 	mc->put_exit = r.put_exit;
 	if (!rc)
@@ -164,14 +172,7 @@ int meas_run(struct meas_ctx *mc, struct meas_series *s, uint64_t ops)
 		return rc;
 	struct est_cal before[EXP_MAX_CPUS];
 	memcpy(before, mc->prev, sizeof before);
-	struct exp_corun_spec spec = {
-		.cpus = &mc->o.cpus,
-		.fluid = fluid_opts(mc),
-		.put_argv = put_argv(mc, s, ops, bufs, argv),
-		.lead_in_ns = mc->o.lead_in_ns,
-		.lead_out_ns = mc->o.lead_out_ns,
-		.max_ns = mc->o.max_run_ns,
-	};
+	struct exp_corun_spec spec = corun_spec(mc, s, ops, bufs, argv);
 	uint64_t peer0 = 0, peer1 = 0;
 	int have_peer = mc->o.peer_pid > 0 && procfs_process_runtime_ns(mc->o.peer_pid, &peer0) == 0;
 	rc = exp_corun(mc->env, &spec, &r, mc->err, sizeof mc->err);

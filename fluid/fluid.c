@@ -12,6 +12,7 @@
 #include "fluid/dclock.h"
 #include "fluid/fluid_args.h"
 #include "fluid/spin.h"
+#include "fluid/taskclock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +25,6 @@
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -102,28 +102,6 @@ static int set_sched(enum fluid_sched s)
 	return -EINVAL;
 }
 
-/*
- * perf task-clock of this process: it runs on local_clock, so unlike the
- * scheduler's CPU time it includes time the hypervisor stole while the
- * fluid was current. Their difference is that steal, in ns.
- */
-static int task_clock_open(void)
-{
-	struct perf_event_attr pe;
-	memset(&pe, 0, sizeof pe);
-	pe.size = sizeof pe;
-	pe.type = PERF_TYPE_SOFTWARE;
-	pe.config = PERF_COUNT_SW_TASK_CLOCK;
-	pe.disabled = 1;
-	pe.exclude_hv = 1;
-	int fd = (int)syscall(SYS_perf_event_open, &pe, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0 && (errno == EACCES || errno == EPERM)) {
-		pe.exclude_kernel = 1;
-		fd = (int)syscall(SYS_perf_event_open, &pe, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	}
-	return fd;
-}
-
 static uint64_t cpu_time_ns(void)
 {
 	struct timespec ts;
@@ -188,7 +166,12 @@ int main(int argc, char **argv)
 
 	chunkstat_init(&cs);
 	uint64_t x = (uint64_t)getpid();
-	int tc_fd = task_clock_open();
+	/*
+	 * perf task-clock runs on local_clock, so unlike the scheduler's CPU
+	 * time it includes time the hypervisor stole while the fluid was
+	 * current: the coordinator uses the difference (see calib/estimate.h).
+	 */
+	int tc_fd = taskclock_open(0);
 	if (tc_fd >= 0)
 		ioctl(tc_fd, PERF_EVENT_IOC_ENABLE, 0);
 	uint64_t cpu0 = cpu_time_ns();

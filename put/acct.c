@@ -1,5 +1,6 @@
 /* acct.c - the OS's own accounting of the timed loop, as the PUT sees it */
 #include "put/acct.h"
+#include "fluid/taskclock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -7,33 +8,16 @@
 #include <linux/perf_event.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-
-static int perf_open_task_clock(int inherit, int exclude_kernel)
-{
-	struct perf_event_attr pe;
-	memset(&pe, 0, sizeof pe);
-	pe.size = sizeof pe;
-	pe.type = PERF_TYPE_SOFTWARE;
-	pe.config = PERF_COUNT_SW_TASK_CLOCK;
-	pe.disabled = 1;
-	pe.inherit = (unsigned)inherit;
-	pe.exclude_kernel = (unsigned)exclude_kernel;
-	pe.exclude_hv = 1;
-	return (int)syscall(SYS_perf_event_open, &pe, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-}
 
 void acct_open(struct acct *a, int children)
 {
 	memset(a, 0, sizeof *a);
 	a->children = children;
-	a->perf_fd = perf_open_task_clock(children, 0);
-	if (a->perf_fd < 0 && (errno == EACCES || errno == EPERM))
-		/* perf_event_paranoid >= 2 without privilege: task-clock is the same count */
-		a->perf_fd = perf_open_task_clock(children, 1);
-	a->perf_err = a->perf_fd < 0 ? errno : 0;
+	int fd = taskclock_open(children);
+	a->perf_fd = fd < 0 ? -1 : fd;
+	a->perf_err = fd < 0 ? -fd : 0;
 }
 
 static uint64_t clock_ns(clockid_t id)
