@@ -12,6 +12,7 @@ int est_cal_from(const struct fluid_report *r, int use_steal, struct est_cal *c)
 		return -EINVAL;
 	c->wall_ns = fluid_wall_ns(r);
 	c->tau_ns = fluid_tau_ns(r);
+	c->tau_raw_ns = fluid_raw_wall_ns(r) / (double)r->loops;
 	c->tau0_ns = fluid_tau0_ns(r);
 	if (isnan(c->tau0_ns))
 		c->tau0_ns = c->tau_ns; /* a slow clock hides the chunks: fall back to T/L */
@@ -38,6 +39,7 @@ int est_cpu_from(const struct fluid_report *corun, const struct est_cal *before,
 	/* classic: Woodside step 2 with tau_F bracketed by the two calibrations */
 	e->tau_f_ns = (before->tau_ns + after->tau_ns) / 2;
 	e->t_put_ns = e->t2_ns - e->l2 * e->tau_f_ns;
+	e->t_put_raw_ns = fluid_raw_wall_ns(corun) - e->l2 * (before->tau_raw_ns + after->tau_raw_ns) / 2;
 	/* drift-robust: the fluid's own undisturbed speed during the co-run */
 	e->tau0_2_ns = fluid_tau0_ns(corun);
 	double g = (before->g_nosteal + after->g_nosteal) / 2;

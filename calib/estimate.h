@@ -34,6 +34,7 @@ struct est_cal {
 	double wall_ns;
 	double steal_ns;        /* stolen while the fluid was current (0 if unknown) */
 	double g_nosteal;       /* background per loop without steal */
+	double tau_raw_ns;      /* T/L by the real clock (tau_ns unless a slow clock is simulated) */
 };
 
 /*
@@ -55,6 +56,12 @@ struct est_cpu {
 	double drift_ns;         /* |after - before| / 2 * L_F(2): what the bracket can be off by */
 	double calib_ns;         /* tau_F uncertainty * L_F(2) */
 	double cache_ns;         /* post-gap extra beyond the calibrations' rate */
+	/*
+	 * classic displacement of the same runs by the real clock: with a
+	 * simulated slow clock, t_put_ns - t_put_raw_ns is the slow clock's
+	 * error alone, free of run-to-run noise (t_put_ns otherwise)
+	 */
+	double t_put_raw_ns;
 };
 
 /*

@@ -122,7 +122,17 @@ int report_parse_fluid(const char *line, struct fluid_report *r, char *err, size
 		snprintf(err, errlen, "bad or missing field 'hist'");
 		return -EBADMSG;
 	}
-	if (r->end_ns < r->start_ns) {
+	/* only a fluid with a simulated slow clock reports the real clock as well */
+	char buf[32];
+	if (report_field(line, "raw_start_ns", buf, sizeof buf) || report_field(line, "raw_end_ns", buf, sizeof buf)) {
+		if ((rc = get_u64(line, "raw_start_ns", &r->raw_start_ns, err, errlen)) ||
+		    (rc = get_u64(line, "raw_end_ns", &r->raw_end_ns, err, errlen)))
+			return rc;
+	} else {
+		r->raw_start_ns = r->start_ns;
+		r->raw_end_ns = r->end_ns;
+	}
+	if (r->end_ns < r->start_ns || r->raw_end_ns < r->raw_start_ns) {
 		snprintf(err, errlen, "inconsistent fluid report: end_ns before start_ns");
 		return -EBADMSG;
 	}
@@ -181,6 +191,11 @@ int report_parse_put(const char *line, struct put_report *r, char *err, size_t e
 double fluid_wall_ns(const struct fluid_report *r)
 {
 	return (double)(r->end_ns - r->start_ns);
+}
+
+double fluid_raw_wall_ns(const struct fluid_report *r)
+{
+	return (double)(r->raw_end_ns - r->raw_start_ns);
 }
 
 double fluid_tau_ns(const struct fluid_report *r)

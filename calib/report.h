@@ -23,6 +23,7 @@ struct fluid_report {
 	uint64_t chunks, min_chunk_ns, max_chunk_ns;
 	uint64_t ok_n, ok_ns, gap_n, gap_ns, post_n, post_ns;
 	uint64_t clock_res_ns;
+	uint64_t raw_start_ns, raw_end_ns; /* by the real clock; start_ns, end_ns when not simulating one */
 	struct report_val task_clock_ns; /* perf task-clock of the fluid: includes steal */
 	uint64_t hist[CHUNKSTAT_BUCKETS];
 };
@@ -46,6 +47,11 @@ const char *report_field(const char *line, const char *key, char *buf, size_t le
 
 /* fluid_wall_ns - T_F: the fluid's wall time */
 double fluid_wall_ns(const struct fluid_report *r);
+/*
+ * fluid_raw_wall_ns - T_F by the real clock: with a simulated slow clock
+ * (clock_res_ns > 1), the same run's wall time as CLOCK_MONOTONIC_RAW saw it
+ */
+double fluid_raw_wall_ns(const struct fluid_report *r);
 /* fluid_tau_ns - T_F / L_F: seconds per loop including whatever else ran (Woodside step 1) */
 double fluid_tau_ns(const struct fluid_report *r);
 /* fluid_tau0_ns - the undisturbed speed: mean of the ok chunks per loop; NAN without ok chunks */

@@ -198,6 +198,15 @@ static void finish_size(struct mrun *r, struct psize *p)
 	}
 }
 
+/* "mean ± ci", or the mean alone when there is no CI (one pair): never "± nan" */
+static void ci_cell(char *buf, size_t len, double mean, double ci)
+{
+	if (isfinite(ci))
+		snprintf(buf, len, "%.2f ± %.2f", mean, ci);
+	else
+		snprintf(buf, len, "%.2f", mean);
+}
+
 static void print_table(struct psize *ps, size_t n, const struct popts *po)
 {
 	printf("  %8s  %20s", "size (B)", "measured msg/s ± CI");
@@ -207,7 +216,11 @@ static void print_table(struct psize *ps, size_t n, const struct popts *po)
 	for (size_t i = 0; i < n; i++) {
 		struct psize *p = &ps[i];
 		char m[48];
-		snprintf(m, sizeof m, "%.1f ± %.1f", p->tput.mean, isfinite(p->tput.ci_half) ? p->tput.ci_half : 0.0);
+		/* no CI (one run) is shown as none, never as ± 0 */
+		if (isfinite(p->tput.ci_half))
+			snprintf(m, sizeof m, "%.1f ± %.1f", p->tput.mean, p->tput.ci_half);
+		else
+			snprintf(m, sizeof m, "%.1f", p->tput.mean);
 		printf("  %8" PRIu64 "  %20s", p->size, m);
 		for (int k = 0; k < 2 + MEAS_NSRC; k++) {
 			char cell[40];
@@ -226,8 +239,8 @@ static void print_table(struct psize *ps, size_t n, const struct popts *po)
 		struct psize *p = &ps[i];
 		double send = (p->scost.tau.mean - p->c_ns) / 1e3, blk = p->sblock.tau.mean / 1e3;
 		char it[40], bl[40];
-		snprintf(it, sizeof it, "%.2f ± %.2f", p->scost.tau.mean / 1e3, p->scost.tau.ci_half / 1e3);
-		snprintf(bl, sizeof bl, "%.2f ± %.2f", blk, p->sblock.tau.ci_half / 1e3);
+		ci_cell(it, sizeof it, p->scost.tau.mean / 1e3, p->scost.tau.ci_half / 1e3);
+		ci_cell(bl, sizeof bl, blk, p->sblock.tau.ci_half / 1e3);
 		printf("  %8" PRIu64 "  %9.2f  %18s  %14.2f  %18s  %+.2f µs (%+.0f%%)\n", p->size, p->c_ns / 1e3, it, send, bl,
 		       blk - send, 100 * (blk - send) / send);
 	}
@@ -300,7 +313,7 @@ static json_t *size_json(const struct psize *p, const struct mrun *r)
 	return o;
 }
 
-static void write_plot(const char *path, const struct mrun *r, struct psize *ps, size_t n)
+static int write_plot(const char *path, const struct mrun *r, struct psize *ps, size_t n)
 {
 	const int show[] = { 0, 2, 3 }; /* displacement, getrusage, task-clock */
 	double *x = calloc(n, sizeof *x), *m = calloc(n, sizeof *m), *e = calloc(n, sizeof *e);
@@ -336,6 +349,7 @@ static void write_plot(const char *path, const struct mrun *r, struct psize *ps,
 	free(x);
 	free(m);
 	free(e);
+	return rc < 0 ? -1 : 0;
 }
 
 static int is_stream(const char *w)
@@ -526,8 +540,9 @@ int cmd_predict(int argc, char **argv)
 		       rounds, r.peer_note[0] ? "; " : "", r.peer_note);
 		print_table(ps, n, &po);
 	}
-	if (r.m.plot)
-		write_plot(r.m.plot, &r, ps, n);
+	/* as in sweep: a plot that cannot be written is a missing resource */
+	if (r.m.plot && write_plot(r.m.plot, &r, ps, n) && !st)
+		st = EXIT_RESOURCE;
 	if (!st && r.m.strict && outliers)
 		st = EXIT_UNTRUSTED;
 out:

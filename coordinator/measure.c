@@ -214,6 +214,7 @@ int meas_run(struct meas_ctx *mc, struct meas_series *s, uint64_t ops)
 		run.cpu_t_put_ns[i] = e.t_put_ns;
 		run.t_put_ns += e.t_put_ns;
 		run.t_put_robust_ns += e.t_put_robust_ns;
+		run.t_put_raw_ns += e.t_put_raw_ns;
 		run.drift_ns += e.drift_ns;
 		run.calib_ns += e.calib_ns;
 		run.cache_ns += e.cache_ns;
@@ -222,6 +223,7 @@ int meas_run(struct meas_ctx *mc, struct meas_series *s, uint64_t ops)
 			run.tau_f_ns = e.tau_f_ns;
 			run.tau0_ns = e.tau0_2_ns;
 			run.t2_ns = e.t2_ns;
+			run.t2_raw_ns = fluid_raw_wall_ns(&r.fluid[i]);
 			run.l2 = e.l2;
 			run.lf1 = (before[i].wall_ns / before[i].tau_ns + mc->prev[i].wall_ns / mc->prev[i].tau_ns) / 2;
 			run.res_ns = est_res_ns(mc->o.delta_ns, run.l2, run.lf1);
@@ -275,6 +277,7 @@ void meas_summarize(const struct meas_ctx *mc, struct meas_series *s, struct mea
 	memset(sum, 0, sizeof *sum);
 	size_t cap = s->nruns ? s->nruns : 1;
 	double *tau = calloc(cap, sizeof *tau), *rob = calloc(cap, sizeof *rob), *start = calloc(cap, sizeof *start);
+	double *raw = calloc(cap, sizeof *raw);
 	double *os[MEAS_NSRC], *pct[MEAS_NSRC], *pctr[MEAS_NSRC];
 	double *peer = calloc(cap, sizeof *peer), *ppct = calloc(cap, sizeof *ppct);
 	double *cpu[EXP_MAX_CPUS] = { 0 };
@@ -313,12 +316,14 @@ void meas_summarize(const struct meas_ctx *mc, struct meas_series *s, struct mea
 		for (size_t i = 0; i + 1 < s->nruns; i += 2) {
 			const struct meas_run *a = &s->runs[i], *b = &s->runs[i + 1];
 			double la = (double)a->ops, lb = (double)b->ops;
-			struct est_pair p, pr;
+			struct est_pair p, pr, pw;
 			if (est_pair_from(a->t_put_ns, la, b->t_put_ns, lb, &p))
 				continue;
 			est_pair_from(a->t_put_robust_ns, la, b->t_put_robust_ns, lb, &pr);
+			est_pair_from(a->t_put_raw_ns, la, b->t_put_raw_ns, lb, &pw);
 			tau[n] = p.tau_ns;
 			rob[n] = pr.tau_ns;
+			raw[n] = pw.tau_ns;
 			start[n] = p.s_ns;
 			idx[n] = i;
 			for (int k = 0; k < MEAS_NSRC; k++) {
@@ -358,6 +363,7 @@ void meas_summarize(const struct meas_ctx *mc, struct meas_series *s, struct mea
 				continue;
 			tau[n] = a->t_put_ns / la;
 			rob[n] = a->t_put_robust_ns / la;
+			raw[n] = a->t_put_raw_ns / la;
 			start[n] = NAN;
 			idx[n] = i;
 			for (int k = 0; k < MEAS_NSRC; k++) {
@@ -394,6 +400,7 @@ void meas_summarize(const struct meas_ctx *mc, struct meas_series *s, struct mea
 			}
 			tau[k] = tau[i];
 			rob[k] = rob[i];
+			raw[k] = raw[i];
 			start[k] = start[i];
 			for (int m = 0; m < MEAS_NSRC; m++) {
 				os[m][k] = os[m][i];
@@ -412,6 +419,7 @@ void meas_summarize(const struct meas_ctx *mc, struct meas_series *s, struct mea
 	sum->n = n;
 	summarize(tau, n, &sum->tau);
 	summarize(rob, n, &sum->tau_robust);
+	summarize(raw, n, &sum->tau_raw);
 	for (int k = 0; k < MEAS_NSRC; k++) {
 		summarize(os[k], n, &sum->os[k]);
 		summarize(pct[k], n, &sum->pct[k]);
@@ -448,6 +456,7 @@ void meas_summarize(const struct meas_ctx *mc, struct meas_series *s, struct mea
 	free(ppct);
 	free(tau);
 	free(rob);
+	free(raw);
 	free(start);
 	free(idx);
 	for (int k = 0; k < MEAS_NSRC; k++) {

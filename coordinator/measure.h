@@ -35,6 +35,8 @@ struct meas_opts {
 struct meas_run {
 	uint64_t ops;
 	double t_put_ns, t_put_robust_ns;           /* summed over the fluid CPUs */
+	double t_put_raw_ns;                        /* classic by the real clock (a slow clock simulated) */
+	double t2_raw_ns;                           /* T_F(2) by the real clock, on the PUT's CPU */
 	double cpu_t_put_ns[EXP_MAX_CPUS];          /* classic, per fluid CPU */
 	double os_ns[MEAS_NSRC];
 	double drift_ns, calib_ns, cache_ns, res_ns;
@@ -78,6 +80,7 @@ struct meas_summary {
 	uint64_t ops;
 	struct stats_summary tau;        /* ns per op, classic displacement */
 	struct stats_summary tau_robust; /* ns per op, drift-robust */
+	struct stats_summary tau_raw;    /* ns per op, classic, the same runs by the real clock */
 	struct stats_summary os[MEAS_NSRC];
 	struct stats_summary pct[MEAS_NSRC]; /* paired 100 (os - disp) / disp */
 	struct stats_summary pct_robust[MEAS_NSRC];

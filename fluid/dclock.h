@@ -21,13 +21,18 @@ static inline uint64_t dclock_raw_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* dclock_quantise_ns - a raw reading as the configured clock shows it */
+static inline uint64_t dclock_quantise_ns(uint64_t raw_ns)
+{
+	if (dclock_res_ns > 1)
+		raw_ns = (raw_ns + dclock_phase_ns) / dclock_res_ns * dclock_res_ns;
+	return raw_ns;
+}
+
 /* dclock_now_ns - the clock as configured: raw, or quantised to the resolution */
 static inline uint64_t dclock_now_ns(void)
 {
-	uint64_t t = dclock_raw_ns();
-	if (dclock_res_ns > 1)
-		t = (t + dclock_phase_ns) / dclock_res_ns * dclock_res_ns;
-	return t;
+	return dclock_quantise_ns(dclock_raw_ns());
 }
 
 /*

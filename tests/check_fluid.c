@@ -167,6 +167,41 @@ START_TEST(test_fluid_stops_on_stdin_eof_and_signal)
 }
 END_TEST
 
+/*
+ * With a simulated slow clock, --seconds ends on the real clock: stopping
+ * on the slow clock would always measure exactly 30 ms while the run fell
+ * short by up to a tick (where the start fell in its tick), a bias of half
+ * a tick on every calibration. Both clocks' start and end are reported.
+ */
+START_TEST(test_fluid_slow_clock_run_ends_on_the_real_clock)
+{
+	char *argv[] = { (char *)tu_bin("fluid"), "--cpu", "0", "--seconds", "30ms", "--clock-resolution", "10ms",
+			 "--clock-phase", "3ms", NULL };
+	char out[65536], v[64];
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(tu_run(argv, out, sizeof out, NULL, 0), 0);
+		ck_assert_str_eq(tu_kv(out, "stop", v, sizeof v), "time");
+		uint64_t start = strtoull(tu_kv(out, "start_ns", v, sizeof v), NULL, 10);
+		uint64_t end = strtoull(tu_kv(out, "end_ns", v, sizeof v), NULL, 10);
+		ck_assert_ptr_nonnull(tu_kv(out, "raw_start_ns", v, sizeof v));
+		uint64_t raw_start = strtoull(v, NULL, 10);
+		ck_assert_ptr_nonnull(tu_kv(out, "raw_end_ns", v, sizeof v));
+		uint64_t raw_end = strtoull(v, NULL, 10);
+		/* the slow clock: whole ticks, each reading its raw one quantised with the phase */
+		ck_assert_uint_eq(start % 10000000, 0);
+		ck_assert_uint_eq(end % 10000000, 0);
+		ck_assert_uint_eq(start, (raw_start + 3000000) / 10000000 * 10000000);
+		ck_assert_uint_eq(end, (raw_end + 3000000) / 10000000 * 10000000);
+		/* the real clock decides the end: at least 30 ms, whatever the phase */
+		ck_assert_uint_ge(raw_end - raw_start, 30000000);
+	}
+	/* the real clock needs no second pair of times */
+	char *plain[] = { (char *)tu_bin("fluid"), "--cpu", "0", "--seconds", "5ms", NULL };
+	ck_assert_int_eq(tu_run(plain, out, sizeof out, NULL, 0), 0);
+	ck_assert_ptr_null(tu_kv(out, "raw_start_ns", v, sizeof v));
+}
+END_TEST
+
 START_TEST(test_fluid_bad_argument_exits_2_with_one_line)
 {
 	char out[1024], err[1024];
@@ -193,6 +228,7 @@ Suite *fluid_suite(void)
 	tcase_set_timeout(tp, 30);
 	tcase_add_test(tp, test_fluid_loops_grow_with_run_time);
 	tcase_add_test(tp, test_fluid_stops_on_stdin_eof_and_signal);
+	tcase_add_test(tp, test_fluid_slow_clock_run_ends_on_the_real_clock);
 	tcase_add_test(tp, test_fluid_bad_argument_exits_2_with_one_line);
 	suite_add_tcase(s, tp);
 	return s;

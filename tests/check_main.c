@@ -19,6 +19,8 @@ int main(void)
 		report_suite,
 		serve_suite,
 		put_net_suite,
+		sweep_suite,
+		predict_suite,
 	};
 	SRunner *sr = srunner_create(NULL);
 	for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)

@@ -76,6 +76,38 @@ START_TEST(test_measure_exec_true_and_ops_zero)
 }
 END_TEST
 
+/*
+ * A simulated slow clock: the same runs are also estimated by the real
+ * clock, and the difference is the slow clock's error alone. Each of the
+ * durations T_F(2), T_F(1) is off by less than one tick D (two readings,
+ * each in [0, D) after its tick), so the error is below twice Woodside's
+ * e_res, which allows +-D/2 each (a little more when the two calibrations'
+ * loop counts differ: 2.5 x). Not a timing assertion: it holds whatever
+ * else runs on the host.
+ */
+START_TEST(test_measure_slow_clock_error_within_twice_e_res)
+{
+	char *argv[] = { (char *)tu_bin("displace"), "measure", "spin", "--us", "200", "--reps", "2", "--run-time",
+			 "100ms", "--calib-time", "50ms", "--clock-resolution", "4ms", "--json", "--quiet", NULL };
+	ck_assert_int_eq(tu_run(argv, out, sizeof out, err, sizeof err), 0);
+	double res = json_num(out, "res"), clk = json_num(out, "clock_resolution_ns");
+	const char *real = strstr(out, "\"real_clock_us\"");
+	ck_assert_msg(real, "no real_clock_us in: %.300s", out);
+	double q = json_num(strstr(out, "\"tau_put_us\""), "displacement"), r = json_num(real, "mean");
+	ck_assert(isfinite(q) && isfinite(r));
+	ck_assert_double_eq(clk, 4e6);
+	ck_assert(res > 0);
+	ck_assert_msg(fabs(q - r) <= 2.5 * res, "slow clock %f us, real clock %f us, e_res %f us", q, r, res);
+	ck_assert_ptr_nonnull(strstr(out, "\"t_put_real_clock_ns\""));
+
+	/* the real clock alone: nothing to compare */
+	char *plain[] = { (char *)tu_bin("displace"), "measure", "spin", "--us", "200", "--reps", "2", "--run-time",
+			  "100ms", "--calib-time", "50ms", "--json", "--quiet", NULL };
+	ck_assert_int_eq(tu_run(plain, out, sizeof out, err, sizeof err), 0);
+	ck_assert_ptr_null(strstr(out, "real_clock"));
+}
+END_TEST
+
 static void expect_usage(int want, const char *msg, char **argv)
 {
 	int st = tu_run(argv, out, sizeof out, err, sizeof err);
@@ -252,6 +284,7 @@ Suite *measure_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_measure_spin_agrees_with_getrusage);
 	tcase_add_test(tc, test_measure_exec_true_and_ops_zero);
+	tcase_add_test(tc, test_measure_slow_clock_error_within_twice_e_res);
 	tcase_add_test(tc, test_measure_bad_input_exit_codes);
 	tcase_add_test(tc, test_measure_sigint_leaves_no_child);
 	tcase_add_test(tc, test_measure_killed_fluid_stops_cleanly);

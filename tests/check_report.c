@@ -127,6 +127,36 @@ START_TEST(test_fluid_derived_times_match_hand_computation)
 }
 END_TEST
 
+/* A simulated slow clock: the report carries the real clock's start and end as well. */
+START_TEST(test_fluid_report_real_clock_times_of_a_slow_clock)
+{
+	static struct fluid_report r;
+	char err[128] = "";
+	/* without them (the real clock), they are start_ns and end_ns */
+	ck_assert_int_eq(report_parse_fluid(round_fluid, &r, err, sizeof err), 0);
+	ck_assert_uint_eq(r.raw_start_ns, 1000000);
+	ck_assert_uint_eq(r.raw_end_ns, 1013000);
+	ck_assert_double_eq_tol(fluid_raw_wall_ns(&r), 13000, 1e-9);
+
+	/* a 10 us clock read 1000000 -> 1010000 while the real clock saw 1003500 -> 1013000 */
+	char line[1024];
+	snprintf(line, sizeof line, "%s raw_start_ns=1003500 raw_end_ns=1013000",
+		 with(with(round_fluid, "clock_res_ns", "10000"), "end_ns", "1010000"));
+	ck_assert_int_eq(report_parse_fluid(line, &r, err, sizeof err), 0);
+	ck_assert_uint_eq(r.clock_res_ns, 10000);
+	ck_assert_double_eq_tol(fluid_wall_ns(&r), 10000, 1e-9);
+	ck_assert_double_eq_tol(fluid_raw_wall_ns(&r), 9500, 1e-9);
+
+	/* one without the other, or backwards, is an error that names it */
+	snprintf(line, sizeof line, "%s raw_start_ns=1003500", round_fluid);
+	ck_assert_int_eq(report_parse_fluid(line, &r, err, sizeof err), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(err, "'raw_end_ns'"));
+	snprintf(line, sizeof line, "%s raw_start_ns=1013000 raw_end_ns=1003500", round_fluid);
+	ck_assert_int_eq(report_parse_fluid(line, &r, err, sizeof err), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(err, "inconsistent"));
+}
+END_TEST
+
 START_TEST(test_fluid_steal_is_task_clock_minus_cpu_time)
 {
 	static struct fluid_report r;
@@ -367,6 +397,7 @@ Suite *report_suite(void)
 	TCase *tc = tcase_create("parse");
 	tcase_add_test(tc, test_fluid_report_parses_every_field);
 	tcase_add_test(tc, test_fluid_derived_times_match_hand_computation);
+	tcase_add_test(tc, test_fluid_report_real_clock_times_of_a_slow_clock);
 	tcase_add_test(tc, test_fluid_steal_is_task_clock_minus_cpu_time);
 	tcase_add_test(tc, test_fluid_derived_times_without_ok_chunks_or_slow_post);
 	tcase_add_test(tc, test_fluid_report_names_missing_field);

@@ -14,6 +14,8 @@ Suite *procfs_suite(void);
 Suite *report_suite(void);
 Suite *serve_suite(void);
 Suite *put_net_suite(void);
+Suite *sweep_suite(void);
+Suite *predict_suite(void);
 
 /*
  * A local peer for the socket tests, 'put serve --listen ADDR --unix

@@ -1,6 +1,8 @@
 /* testutil.c - running the real binaries from tests */
 #include "tests/testutil.h"
+#include "calib/csvio.h"
 
+#include <check.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -190,4 +192,102 @@ int tu_write_file(const char *path, const void *data, size_t len)
 		len -= (size_t)w;
 	}
 	return close(fd) ? -errno : 0;
+}
+
+static int csv_collect(const struct csvio_row *row, void *ctx)
+{
+	struct tu_csv *t = ctx;
+	size_t *nf = realloc(t->nfields, (t->nrows + 1) * sizeof *nf);
+	if (!nf)
+		return -ENOMEM;
+	t->nfields = nf;
+	char ***f = realloc(t->field, (t->nrows + 1) * sizeof *f);
+	if (!f)
+		return -ENOMEM;
+	t->field = f;
+	char **copy = calloc(row->n, sizeof *copy);
+	if (!copy)
+		return -ENOMEM;
+	for (size_t i = 0; i < row->n; i++)
+		if (!(copy[i] = strdup(row->field[i])))
+			return -ENOMEM;
+	t->field[t->nrows] = copy;
+	t->nfields[t->nrows++] = row->n;
+	return 0;
+}
+
+int tu_csv_load(const char *path, struct tu_csv *t, unsigned long *err_line)
+{
+	unsigned long line = 0;
+	memset(t, 0, sizeof *t);
+	int rc = csvio_read(path, csv_collect, t, &line);
+	if (err_line)
+		*err_line = line;
+	return rc;
+}
+
+const char *tu_csv_get(const struct tu_csv *t, size_t row, const char *name)
+{
+	if (t->nrows == 0 || row >= t->nrows)
+		return NULL;
+	for (size_t c = 0; c < t->nfields[0]; c++)
+		if (!strcmp(t->field[0][c], name))
+			return c < t->nfields[row] ? t->field[row][c] : NULL;
+	return NULL;
+}
+
+void tu_csv_free(struct tu_csv *t)
+{
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (size_t c = 0; c < t->nfields[r]; c++)
+			free(t->field[r][c]);
+		free(t->field[r]);
+	}
+	free(t->field);
+	free(t->nfields);
+	memset(t, 0, sizeof *t);
+}
+
+long tu_read_file(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size_t n = tu_read_all(fd, buf, len);
+	close(fd);
+	return (long)n;
+}
+
+int tu_count_lines(const char *text, const char *prefix)
+{
+	int n = 0;
+	size_t pl = strlen(prefix);
+	for (const char *p = text; p && *p;) {
+		if (!strncmp(p, prefix, pl))
+			n++;
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return n;
+}
+
+/* a failed run may have warned about the host before its error */
+void tu_expect_error(int want, const char *msg, char **argv)
+{
+	static char out[1 << 16], err[1 << 16];
+	int st = tu_run(argv, out, sizeof out, err, sizeof err);
+	ck_assert_msg(st == want, "%s %s: exit %d, wanted %d (%s)", argv[1], argv[2], st, want, err);
+	int warnings = tu_count_lines(err, "displace: warning: ");
+	ck_assert_msg(tu_count_lines(err, "displace: ") - warnings == 1, "not one error line: %s", err);
+	if (want == 2)
+		ck_assert_msg(warnings == 0 && tu_count_lines(err, "") == 2 && tu_count_lines(err, "try 'displace ") == 1,
+			      "not the error and the hint to --help: %s", err);
+	const char *line = err;
+	while (!strncmp(line, "displace: warning: ", 19))
+		line = strchr(line, '\n') + 1;
+	const char *hit = strstr(line, msg);
+	ck_assert_msg(!strncmp(line, "displace: ", 10) && hit && hit < strchr(line, '\n'),
+		      "no '%s' in the error line of: %s", msg, err);
+	ck_assert_str_eq(out, "");
 }

@@ -33,4 +33,28 @@ int tu_rmtree(const char *dir);
 /* tu_write_file - create or truncate path with len bytes of data; 0 or -errno */
 int tu_write_file(const char *path, const void *data, size_t len);
 
+/* A CSV file read whole through csvio_read: row 0 is the header. */
+struct tu_csv {
+	size_t nrows;
+	size_t *nfields;
+	char ***field;
+};
+/* tu_csv_load - read path into t; 0 or csvio_read's error (the line in *err_line) */
+int tu_csv_load(const char *path, struct tu_csv *t, unsigned long *err_line);
+/* tu_csv_get - the field of row in the column the header names name; NULL if there is none */
+const char *tu_csv_get(const struct tu_csv *t, size_t row, const char *name);
+/* tu_csv_free - free what tu_csv_load allocated */
+void tu_csv_free(struct tu_csv *t);
+/* tu_read_file - the first len - 1 bytes of path, NUL-terminated; bytes read or -1 */
+long tu_read_file(const char *path, char *buf, size_t len);
+/* tu_count_lines - lines of text that begin with prefix */
+int tu_count_lines(const char *text, const char *prefix);
+/*
+ * tu_expect_error - run argv and assert: exit status want, nothing on
+ * stdout, one error line on stderr ("displace: ...") with msg in it. For a
+ * usage error (2) stderr holds that line and the hint to --help only; other
+ * failures may have warned first ("displace: warning: ...").
+ */
+void tu_expect_error(int want, const char *msg, char **argv);
+
 #endif

@@ -1,0 +1,251 @@
+/*
+ * check_predict.c - displace predict end to end: the JSON's predictions
+ * and errors agree with each other, the CSV row per size agrees with the
+ * JSON, the plot, bad input and a peer that is down. Runs are short (--ops
+ * 600, --messages 300, --run-time 100ms, 2 rounds): the numbers are checked
+ * for consistency, never for accuracy (bench/).
+ */
+#include "tests/suites.h"
+#include "tests/testutil.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char out[1 << 20], err[1 << 16];
+static char dir[64];
+
+/* the predictions' keys, as in the JSON and the CSV columns pred_<key> */
+static const char *const pred_keys[] = { "displacement", "drift_robust", "getrusage",
+					 "task_clock",   "schedstat",    "procstat" };
+#define NPRED (sizeof pred_keys / sizeof pred_keys[0])
+
+/* a directory per test, also its XDG_CACHE_HOME: no saved calibration is read */
+static void setup(void)
+{
+	const char *d = tu_mkdtemp();
+	ck_assert_ptr_nonnull(d);
+	snprintf(dir, sizeof dir, "%s", d);
+	setenv("XDG_CACHE_HOME", dir, 1);
+}
+
+static void teardown(void)
+{
+	tu_rmtree(dir);
+}
+
+static const char *in_dir(const char *name)
+{
+	static char buf[4][160];
+	static int k;
+	char *b = buf[k++ % 4];
+	snprintf(b, sizeof buf[0], "%s/%s", dir, name);
+	return b;
+}
+
+/* a short predict of tcp at 1000 and 2000 bytes, 20 us of compute; extra may add --json */
+static int predict(char *const *extra)
+{
+	char *argv[40] = { (char *)tu_bin("displace"), "predict", "tcp", "--sizes", "1000,2000", "--compute", "20",
+			   "--messages", "300", "--reps", "2", "--ops", "600", "--run-time", "100ms", "--calib-time",
+			   "50ms", "--quiet" };
+	int n = 18;
+	for (; extra && *extra && n < 39; extra++)
+		argv[n++] = *extra;
+	argv[n] = NULL;
+	return tu_run(argv, out, sizeof out, err, sizeof err);
+}
+
+/*
+ * Whether err_pct is 100 (pred - measured) / measured. The JSON holds 10
+ * significant digits, so the recomputed value may differ by the rounding:
+ * 1e-6 relative, or 1e-6 percentage points for an error below 1 %.
+ */
+static int error_matches(double err_pct, double pred, double measured)
+{
+	double want = 100 * (pred - measured) / measured;
+	return fabs(err_pct - want) <= 1e-6 * fmax(fabs(want), 1.0);
+}
+
+/* the parsed JSON, with every size's fields checked */
+static json_t *check_json(void)
+{
+	json_error_t je;
+	json_t *root = json_loads(out, 0, &je);
+	ck_assert_msg(root, "JSON: %s at line %d: %.200s", je.text, je.line, out);
+	ck_assert_str_eq(json_string_value(json_object_get(root, "workload")), "tcp");
+	ck_assert_int_eq(json_integer_value(json_object_get(root, "rounds")), 2);
+	ck_assert(json_is_object(json_object_get(root, "context")));
+	json_t *sizes = json_object_get(root, "sizes");
+	ck_assert_uint_eq(json_array_size(sizes), 2);
+	for (size_t i = 0; i < 2; i++) {
+		json_t *s = json_array_get(sizes, i);
+		ck_assert_int_eq(json_integer_value(json_object_get(s, "size_bytes")), i ? 2000 : 1000);
+		ck_assert(fabs(json_number_value(json_object_get(s, "compute_us")) - 20) < 1e-9);
+		ck_assert_int_eq(json_integer_value(json_object_get(s, "saturated_runs")), 2);
+		json_t *m = json_object_get(s, "measured_msgs_per_s");
+		ck_assert_msg(json_is_number(m) && json_number_value(m) > 0, "size %zu: measured msg/s not above 0", i);
+		double measured = json_number_value(m);
+		json_t *pred = json_object_get(s, "predicted_msgs_per_s"), *e = json_object_get(s, "error_pct");
+		ck_assert(json_is_object(pred) && json_is_object(e));
+		int available = 0;
+		for (size_t k = 0; k < NPRED; k++) {
+			json_t *p = json_object_get(pred, pred_keys[k]), *ek = json_object_get(e, pred_keys[k]);
+			ck_assert_msg(p && ek, "no %s in predicted_msgs_per_s or error_pct", pred_keys[k]);
+			if (json_is_null(p)) {
+				/* no prediction, no error */
+				ck_assert_msg(json_is_null(ek), "error_pct.%s without a prediction", pred_keys[k]);
+				continue;
+			}
+			available++;
+			double pv = json_number_value(p), ev = json_number_value(ek);
+			ck_assert_msg(pv > 0, "size %zu: %s predicts %g msg/s", i, pred_keys[k], pv);
+			ck_assert_msg(json_is_number(ek) && error_matches(ev, pv, measured),
+				      "size %zu: %s error %.10g %%, but 100 (%.10g - %.10g) / %.10g = %.10g", i, pred_keys[k],
+				      ev, pv, measured, measured, 100 * (pv - measured) / measured);
+		}
+		/* getrusage and the others are never 0 for a loop that computes 20 us */
+		ck_assert_int_ge(available, 1);
+		ck_assert(json_is_object(json_object_get(s, "iteration")));
+		ck_assert(json_is_object(json_object_get(s, "blocking")));
+	}
+	return root;
+}
+
+START_TEST(test_predict_json_errors_follow_from_its_predictions)
+{
+	char *extra[] = { "--json", NULL };
+	int st = predict(extra);
+	ck_assert_msg(st == 0, "exit %d: %s", st, err);
+	json_decref(check_json());
+}
+END_TEST
+
+static double num(const char *s)
+{
+	ck_assert_ptr_nonnull(s);
+	char *end;
+	double v = strtod(s, &end);
+	ck_assert_msg(*s && !*end, "not a number: '%s'", s);
+	return v;
+}
+
+START_TEST(test_predict_csv_row_per_size_and_plot)
+{
+	const char *csv = in_dir("p.csv"), *svg = in_dir("p.svg");
+	char *extra[] = { "--json", "--csv", (char *)csv, "--plot", (char *)svg, NULL };
+	int st = predict(extra);
+	ck_assert_msg(st == 0, "exit %d: %s", st, err);
+	json_t *root = check_json(), *sizes = json_object_get(root, "sizes");
+
+	struct tu_csv t;
+	unsigned long line;
+	ck_assert_int_eq(tu_csv_load(csv, &t, &line), 0);
+	ck_assert_uint_eq(t.nrows, 1 + 2);
+	ck_assert_str_eq(t.field[0][0], "date");
+	for (size_t r = 1; r < 3; r++) {
+		json_t *s = json_array_get(sizes, r - 1);
+		ck_assert_uint_eq(t.nfields[r], t.nfields[0]);
+		ck_assert_str_eq(tu_csv_get(&t, r, "workload"), "tcp");
+		ck_assert_str_eq(tu_csv_get(&t, r, "size_bytes"), r == 1 ? "1000" : "2000");
+		ck_assert_str_eq(tu_csv_get(&t, r, "compute_us"), "20.000");
+		ck_assert_str_eq(tu_csv_get(&t, r, "window"), "64");
+		ck_assert_str_eq(tu_csv_get(&t, r, "rounds"), "2");
+		/* the same numbers as the JSON, at the CSV's 4 and 3 decimals */
+		double measured = num(tu_csv_get(&t, r, "measured_msgs_per_s"));
+		ck_assert(fabs(measured - json_number_value(json_object_get(s, "measured_msgs_per_s"))) <= 6e-5);
+		for (size_t k = 0; k < NPRED; k++) {
+			char pk[48], ek[48];
+			snprintf(pk, sizeof pk, "pred_%s", pred_keys[k]);
+			snprintf(ek, sizeof ek, "err_%s_pct", pred_keys[k]);
+			const char *pv = tu_csv_get(&t, r, pk), *ev = tu_csv_get(&t, r, ek);
+			ck_assert_msg(pv && ev, "no column %s or %s", pk, ek);
+			json_t *jp = json_object_get(json_object_get(s, "predicted_msgs_per_s"), pred_keys[k]);
+			if (json_is_null(jp)) {
+				ck_assert_str_eq(pv, "");
+				ck_assert_str_eq(ev, "");
+				continue;
+			}
+			ck_assert(fabs(num(pv) - json_number_value(jp)) <= 6e-4);
+			json_t *je = json_object_get(json_object_get(s, "error_pct"), pred_keys[k]);
+			ck_assert(fabs(num(ev) - json_number_value(je)) <= 6e-4);
+		}
+	}
+	tu_csv_free(&t);
+	json_decref(root);
+
+	/* the plot: measured throughput first, one point per size */
+	char dat[1 << 14];
+	ck_assert_int_gt(tu_read_file(in_dir("p.dat"), dat, sizeof dat), 0);
+	ck_assert_msg(!strncmp(dat, "# measured", 10), "%.200s", dat);
+	const char *p = strchr(dat, '\n');
+	ck_assert_msg(p && !strncmp(p + 1, "1000 ", 5) && strstr(p, "\n2000 "), "%.200s", dat);
+	ck_assert_int_eq(access(in_dir("p.gp"), R_OK), 0);
+	if (tu_run((char *const[]){ "/bin/sh", "-c", "command -v gnuplot", NULL }, NULL, 0, NULL, 0) == 0) {
+		char text[1 << 16];
+		ck_assert_int_gt(tu_read_file(svg, text, sizeof text), 0);
+		ck_assert_ptr_nonnull(strstr(text, "<svg"));
+	}
+}
+END_TEST
+
+START_TEST(test_predict_unwritable_plot_exits_3_after_its_table)
+{
+	/*
+	 * One pair per size has no CI: the table shows the mean alone, not
+	 * "± nan" or a fake "± 0". A plot that cannot be written is a missing
+	 * resource (exit 3), as in sweep, after the table is out.
+	 */
+	char *extra[] = { "--plot", "/nonexistent/displace-test/p.svg", NULL };
+	int st = predict(extra);
+	ck_assert_msg(st == 3, "exit %d: %s", st, err);
+	ck_assert_msg(strstr(err, "displace: cannot write the plot '/nonexistent/displace-test/p.svg'"), "%s", err);
+	ck_assert_msg(strstr(out, "\n      1000  ") && strstr(out, "\n      2000  "), "no row per size in: %s", out);
+	ck_assert_msg(!strstr(out, "nan") && !strstr(out, "± 0.0 "), "a missing CI shown as a number: %s", out);
+}
+END_TEST
+
+START_TEST(test_predict_bad_input_exits_2_with_one_line)
+{
+	char *d = (char *)tu_bin("displace");
+	char *a1[] = { d, "predict", "tcp", "--sizes", "1000", "--compute", "-5", NULL };
+	tu_expect_error(2, "invalid value '-5' for --compute", a1);
+	char *a2[] = { d, "predict", "tcp", "--sizes", "1000", "--compute", "20", "--window", "0", NULL };
+	tu_expect_error(2, "invalid value '0' for --window", a2);
+	char *a3[] = { d, "predict", "tcp", "--sizes", "1000", NULL };
+	tu_expect_error(2, "give exactly one of --compute US and --compute-per-byte NS", a3);
+	char *a4[] = { d, "predict", "tcp", "--sizes", "1000", "--compute", "20", "--compute-per-byte", "3", NULL };
+	tu_expect_error(2, "give exactly one of --compute US and --compute-per-byte NS", a4);
+	char *a5[] = { d, "predict", "tcp", "--compute", "20", NULL };
+	tu_expect_error(2, "--sizes is required", a5);
+	char *a6[] = { d, "predict", "udp", "--sizes", "1000", "--compute", "20", NULL };
+	tu_expect_error(2, "needs a stream workload (tcp, tcp-stream or unix), not 'udp'", a6);
+}
+END_TEST
+
+START_TEST(test_predict_peer_down_exits_3)
+{
+	/* port 9 (discard) on loopback: nothing listens there */
+	char *argv[] = { (char *)tu_bin("displace"), "predict", "tcp", "--sizes", "1000", "--compute", "20", "--peer",
+			 "127.0.0.1:9", "--reps", "2", "--run-time", "100ms", "--calib-time", "50ms", "--quiet", NULL };
+	tu_expect_error(3, "cannot connect to 127.0.0.1:9", argv);
+}
+END_TEST
+
+Suite *predict_suite(void)
+{
+	Suite *s = suite_create("predict");
+	TCase *tc = tcase_create("e2e");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_predict_json_errors_follow_from_its_predictions);
+	tcase_add_test(tc, test_predict_csv_row_per_size_and_plot);
+	tcase_add_test(tc, test_predict_unwritable_plot_exits_3_after_its_table);
+	tcase_add_test(tc, test_predict_bad_input_exits_2_with_one_line);
+	tcase_add_test(tc, test_predict_peer_down_exits_3);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,288 @@
+/*
+ * check_sweep.c - displace sweep end to end: its CSV rows and JSON by size,
+ * appending to a results file, the plot, bad input and a peer that is down.
+ * Runs are short (--run-time 100ms, --calib-time 50ms, 2 reps); nothing here
+ * asserts accuracy, which belongs in bench/.
+ */
+#include "tests/suites.h"
+#include "tests/testutil.h"
+
+#include "coordinator/mreport.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char out[1 << 20], err[1 << 16];
+static char dir[64];
+
+/*
+ * Every test gets its own directory, which is also its XDG_CACHE_HOME: no
+ * saved calibration of the user's is read, so stderr holds only what the
+ * command under test says.
+ */
+static void setup(void)
+{
+	const char *d = tu_mkdtemp();
+	ck_assert_ptr_nonnull(d);
+	snprintf(dir, sizeof dir, "%s", d);
+	setenv("XDG_CACHE_HOME", dir, 1);
+}
+
+static void teardown(void)
+{
+	tu_rmtree(dir);
+}
+
+static const char *in_dir(const char *name)
+{
+	static char buf[4][160];
+	static int k;
+	char *b = buf[k++ % 4];
+	snprintf(b, sizeof buf[0], "%s/%s", dir, name);
+	return b;
+}
+
+/* a short sweep of tcp; extra arguments go after the common ones */
+static int sweep(const char *sizes, const char *reps, char *const *extra)
+{
+	char *argv[32] = { (char *)tu_bin("displace"), "sweep", "tcp", "--sizes", (char *)sizes, "--reps", (char *)reps,
+			   "--run-time", "100ms", "--calib-time", "50ms", "--quiet" };
+	int n = 12;
+	for (; extra && *extra && n < 31; extra++)
+		argv[n++] = *extra;
+	argv[n] = NULL;
+	return tu_run(argv, out, sizeof out, err, sizeof err);
+}
+
+static long long ll(const char *s)
+{
+	ck_assert_ptr_nonnull(s);
+	char *end;
+	long long v = strtoll(s, &end, 10);
+	ck_assert_msg(*s && !*end, "not an integer: '%s'", s);
+	return v;
+}
+
+/*
+ * The rows of a 2-size, 2-rep sweep: the header, then per round one run row
+ * per size, (L, L/4) for each size, then a summary row per size.
+ */
+static void check_csv(const char *path)
+{
+	char text[1 << 16];
+	ck_assert_int_gt(tu_read_file(path, text, sizeof text), 0);
+	ck_assert_msg(!strncmp(text, MREPORT_CSV_HEADER "\n", strlen(MREPORT_CSV_HEADER) + 1), "header: %.300s", text);
+	ck_assert_int_eq(tu_count_lines(text, "kind,"), 1);
+
+	struct tu_csv t;
+	unsigned long line;
+	ck_assert_int_eq(tu_csv_load(path, &t, &line), 0);
+	ck_assert_uint_eq(t.nrows, 1 + 4 + 2);
+	long long ops[2][2] = { { 0 } }; /* [size][run]: L then L/4 */
+	int runs[2] = { 0 }, sums[2] = { 0 };
+	for (size_t r = 1; r < t.nrows; r++) {
+		ck_assert_uint_eq(t.nfields[r], t.nfields[0]);
+		ck_assert_str_eq(tu_csv_get(&t, r, "command"), "sweep");
+		ck_assert_str_eq(tu_csv_get(&t, r, "workload"), "tcp");
+		long long size = ll(tu_csv_get(&t, r, "size_bytes"));
+		ck_assert_msg(size == 1000 || size == 2000, "size_bytes %lld", size);
+		int i = size == 2000;
+		char want[40];
+		snprintf(want, sizeof want, "--size=%lld", size);
+		ck_assert_ptr_nonnull(strstr(tu_csv_get(&t, r, "args"), want));
+		const char *kind = tu_csv_get(&t, r, "kind");
+		if (!strcmp(kind, "run")) {
+			ck_assert_msg(sums[0] + sums[1] == 0, "a run row after a summary row (row %zu)", r);
+			ck_assert_int_lt(runs[i], 2);
+			ck_assert_int_eq(ll(tu_csv_get(&t, r, "run")), runs[i] + 1);
+			ops[i][runs[i]++] = ll(tu_csv_get(&t, r, "ops"));
+			ck_assert_str_ne(tu_csv_get(&t, r, "tau_us"), "");
+			ck_assert_str_ne(tu_csv_get(&t, r, "t_put_ns"), "");
+		} else {
+			ck_assert_str_eq(kind, "summary");
+			sums[i]++;
+			ck_assert_int_eq(ll(tu_csv_get(&t, r, "ops")), ops[i][0]);
+			ck_assert_int_eq(ll(tu_csv_get(&t, r, "n")), 1); /* one pair */
+			ck_assert_str_ne(tu_csv_get(&t, r, "e_res_us"), "");
+		}
+	}
+	ck_assert_int_eq(runs[0], 2);
+	ck_assert_int_eq(runs[1], 2);
+	ck_assert_int_eq(sums[0], 1);
+	ck_assert_int_eq(sums[1], 1);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_ge(ops[i][0], 4);
+		ck_assert_int_eq(ops[i][1], ops[i][0] / 4);
+	}
+	/* sizes interleaved: the first two run rows are one of each size */
+	ck_assert_str_ne(tu_csv_get(&t, 1, "size_bytes"), tu_csv_get(&t, 2, "size_bytes"));
+	tu_csv_free(&t);
+}
+
+/* the JSON of a 2-size sweep; 1 if every displacement is above 0 */
+static int check_json(const char *text, char *why, size_t len)
+{
+	json_error_t je;
+	json_t *root = json_loads(text, 0, &je);
+	ck_assert_msg(root, "JSON: %s at line %d: %.200s", je.text, je.line, text);
+	ck_assert_str_eq(json_string_value(json_object_get(root, "workload")), "tcp");
+	ck_assert(json_is_object(json_object_get(root, "context")));
+	json_t *sizes = json_object_get(root, "sizes");
+	ck_assert(json_is_array(sizes));
+	ck_assert_uint_eq(json_array_size(sizes), 2);
+	int positive = 1;
+	for (size_t i = 0; i < 2; i++) {
+		json_t *s = json_array_get(sizes, i);
+		ck_assert_int_eq(json_integer_value(json_object_get(s, "size_bytes")), i ? 2000 : 1000);
+		ck_assert_int_eq(json_integer_value(json_object_get(s, "reps")), 2);
+		ck_assert_uint_eq(json_array_size(json_object_get(s, "runs")), 2);
+		json_t *e = json_object_get(s, "errors_us");
+		ck_assert(json_is_object(e));
+		const char *keys[] = { "res", "start", "drift", "calib", "cache" };
+		for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+			ck_assert_msg(json_object_get(e, keys[k]), "no errors_us.%s", keys[k]);
+		/* the clock is real here: its term is a small positive number */
+		ck_assert(json_number_value(json_object_get(e, "res")) > 0);
+		json_t *d = json_object_get(json_object_get(s, "tau_put_us"), "displacement");
+		ck_assert_msg(json_is_number(d) || json_is_null(d), "tau_put_us.displacement is missing");
+		if (!json_is_number(d) || json_number_value(d) <= 0) {
+			snprintf(why, len, "size %zu: displacement %g us", i ? 2000ul : 1000ul,
+				 json_is_number(d) ? json_number_value(d) : -1.0);
+			positive = 0;
+		}
+	}
+	json_decref(root);
+	return positive;
+}
+
+START_TEST(test_sweep_writes_csv_rows_and_json_by_size)
+{
+	/*
+	 * Another process hogging CPU 0 between the calibrations and the runs
+	 * (a shared host) can drive one attempt's displacement below 0: three
+	 * attempts. The rows and keys are checked on every one.
+	 */
+	char why[128] = "";
+	int ok = 0;
+	for (int attempt = 0; attempt < 3 && !ok; attempt++) {
+		const char *csv = in_dir(attempt == 0 ? "a.csv" : attempt == 1 ? "b.csv" : "c.csv");
+		char *extra[] = { "--csv", (char *)csv, "--json", NULL };
+		int st = sweep("1000,2000", "2", extra);
+		ck_assert_msg(st == 0, "exit %d: %s", st, err);
+		check_csv(csv);
+		ok = check_json(out, why, sizeof why);
+	}
+	ck_assert_msg(ok, "three sweeps, none with every displacement above 0; the last: %s", why);
+}
+END_TEST
+
+START_TEST(test_sweep_appends_to_a_csv_with_the_same_header)
+{
+	const char *csv = in_dir("r.csv");
+	char before[8192], after[1 << 16];
+	/* an earlier row, with every column of the header */
+	snprintf(before, sizeof before, "%s\nrun,2020-01-01T00:00:00Z,measure,spin,--us=1,,0,0,4,1%s\n",
+		 MREPORT_CSV_HEADER, ",,,,,,,,,,,,,,,,,,,,");
+	ck_assert_int_eq(tu_write_file(csv, before, strlen(before)), 0);
+	struct tu_csv t;
+	ck_assert_int_eq(tu_csv_load(csv, &t, NULL), 0);
+	ck_assert_uint_eq(t.nfields[1], t.nfields[0]);
+	tu_csv_free(&t);
+
+	char *extra[] = { "--csv", (char *)csv, NULL };
+	int st = sweep("1000", "2", extra);
+	ck_assert_msg(st == 0, "exit %d: %s", st, err);
+	ck_assert_int_gt(tu_read_file(csv, after, sizeof after), 0);
+	ck_assert_msg(!strncmp(after, before, strlen(before)), "the old rows changed: %.400s", after);
+	ck_assert_int_eq(tu_count_lines(after, "kind,"), 1);
+	ck_assert_int_eq(tu_csv_load(csv, &t, NULL), 0);
+	ck_assert_uint_eq(t.nrows, 1 + 1 + 2 + 1);
+	ck_assert_str_eq(tu_csv_get(&t, 2, "kind"), "run");
+	ck_assert_str_eq(tu_csv_get(&t, 2, "size_bytes"), "1000");
+	ck_assert_str_eq(tu_csv_get(&t, 3, "kind"), "run");
+	ck_assert_str_eq(tu_csv_get(&t, 4, "kind"), "summary");
+	tu_csv_free(&t);
+}
+END_TEST
+
+START_TEST(test_sweep_refuses_a_csv_with_another_header)
+{
+	const char *csv = in_dir("other.csv");
+	const char *text = "a,b\n1,2\n";
+	char after[256];
+	ck_assert_int_eq(tu_write_file(csv, text, strlen(text)), 0);
+	char *extra[] = { "--csv", (char *)csv, NULL };
+	int st = sweep("1000", "2", extra);
+	ck_assert_msg(st == 3, "exit %d: %s", st, err);
+	ck_assert_ptr_nonnull(strstr(err, "has another header"));
+	ck_assert_int_eq(tu_count_lines(err, "displace: "), 1);
+	ck_assert_int_eq(tu_read_file(csv, after, sizeof after), (long)strlen(text));
+	ck_assert_str_eq(after, text);
+}
+END_TEST
+
+START_TEST(test_sweep_plot_writes_svg_or_script)
+{
+	const char *svg = in_dir("cost.svg");
+	char *extra[] = { "--plot", (char *)svg, NULL };
+	int st = sweep("1000,2000", "2", extra);
+	ck_assert_msg(st == 0, "exit %d: %s", st, err);
+	/* the data: the displacement block first, one point per size */
+	char dat[1 << 14];
+	ck_assert_int_gt(tu_read_file(in_dir("cost.dat"), dat, sizeof dat), 0);
+	ck_assert_msg(!strncmp(dat, "# displacement", 14), "%.200s", dat);
+	const char *p = strchr(dat, '\n');
+	ck_assert_ptr_nonnull(p);
+	ck_assert_msg(!strncmp(p + 1, "1000 ", 5) && strstr(p, "\n2000 "), "%.200s", dat);
+	ck_assert_int_eq(access(in_dir("cost.gp"), R_OK), 0);
+	if (tu_run((char *const[]){ "/bin/sh", "-c", "command -v gnuplot", NULL }, NULL, 0, NULL, 0) == 0) {
+		char text[1 << 16];
+		ck_assert_int_gt(tu_read_file(svg, text, sizeof text), 0);
+		ck_assert_ptr_nonnull(strstr(text, "<svg"));
+	}
+}
+END_TEST
+
+START_TEST(test_sweep_bad_input_exits_2_with_one_line)
+{
+	char *d = (char *)tu_bin("displace");
+	char *a1[] = { d, "sweep", "tcp", NULL };
+	tu_expect_error(2, "--sizes is required", a1);
+	char *a2[] = { d, "sweep", "tcp", "--sizes", "1:10:0", NULL };
+	tu_expect_error(2, "invalid value '1:10:0' for --sizes", a2);
+	char *a3[] = { d, "sweep", "tcp", "--sizes", "20000000", NULL };
+	tu_expect_error(2, "invalid value '20000000' for --size", a3);
+	char *a4[] = { d, "sweep", "udp", "--sizes", "70000", NULL };
+	tu_expect_error(2, "above the udp limit", a4);
+	char *a5[] = { d, "sweep", "spin", "--sizes", "1000", NULL };
+	tu_expect_error(2, "spin: unknown option '--size=1000'", a5);
+}
+END_TEST
+
+START_TEST(test_sweep_peer_down_exits_3)
+{
+	/* port 9 (discard) on loopback: nothing listens there */
+	char *argv[] = { (char *)tu_bin("displace"), "sweep", "tcp", "--sizes", "1000", "--peer", "127.0.0.1:9",
+			 "--reps", "2", "--run-time", "100ms", "--calib-time", "50ms", "--quiet", NULL };
+	tu_expect_error(3, "cannot connect to 127.0.0.1:9", argv);
+}
+END_TEST
+
+Suite *sweep_suite(void)
+{
+	Suite *s = suite_create("sweep");
+	TCase *tc = tcase_create("e2e");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_sweep_writes_csv_rows_and_json_by_size);
+	tcase_add_test(tc, test_sweep_appends_to_a_csv_with_the_same_header);
+	tcase_add_test(tc, test_sweep_refuses_a_csv_with_another_header);
+	tcase_add_test(tc, test_sweep_plot_writes_svg_or_script);
+	tcase_add_test(tc, test_sweep_bad_input_exits_2_with_one_line);
+	tcase_add_test(tc, test_sweep_peer_down_exits_3);
+	suite_add_tcase(s, tc);
+	return s;
+}
