@@ -72,7 +72,8 @@ double est_res_ns(double delta_ns, double lf2, double lf1)
 {
 	if (!(lf1 > 0))
 		return NAN;
-	return delta_ns * (1 + lf2 / lf1) / 2;
+	/* each duration is read at both ends, so it is off by up to a whole delta */
+	return delta_ns * (1 + lf2 / lf1);
 }
 
 int est_pair_from(double t_big, double l_big, double t_small, double l_small, struct est_pair *p)

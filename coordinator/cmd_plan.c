@@ -148,8 +148,12 @@ static void compute(struct plan *p)
 	/* Chan's CI (4) at that n: z l sqrt(p(1-p)/n), which is z sqrt((10a)) */
 	if (p->method == CHAN && p->loops > 0)
 		p->chan_half_ns = p->z * sqrt(slowclock_beilner_var_ns2(p->tau_ns, p->res_ns, p->loops));
-	p->lput = ceil(slowclock_woodside_lput(p->res_ns, p->tau_ns, p->prec, 1));
-	p->eres_ns = slowclock_woodside_eres_ns(p->res_ns, 1, 1, p->lput);
+	/*
+	 * displace reports e_res as twice Woodside's figure: a duration read at
+	 * both ends is off by up to D, not D/2 (docs/slowclock.md)
+	 */
+	p->lput = ceil(2 * slowclock_woodside_lput(p->res_ns, p->tau_ns, p->prec, 1));
+	p->eres_ns = 2 * slowclock_woodside_eres_ns(p->res_ns, 1, 1, p->lput);
 }
 
 static int print_json(const struct plan *p)
@@ -211,11 +215,12 @@ static void print_text(const struct plan *p)
 		printf("  worst-case time      %s\n", fmt_ns(p->worst * p->max_tau_ns, a, sizeof a));
 
 	printf("\nDisplacement method (Woodside, Courtois and Schramm 1997, e_res):\n");
-	printf("  L_PUT needed         %s (e_res = D/L_PUT = %s <= +-%s, with L_F(2) = L_F(1))\n",
+	printf("  L_PUT needed         %s (e_res = 2D/L_PUT = %s <= +-%s, with L_F(2) = L_F(1))\n",
 	       fmt_count(p->lput, a, sizeof a), fmt_ns(p->eres_ns, b, sizeof b), fmt_ns(p->half_ns, c, sizeof c));
 	printf("  PUT CPU time         %s (L_PUT x tau; the co-run lasts at least this)\n",
 	       fmt_ns(p->lput * p->tau_ns, a, sizeof a));
-	printf("  e_res is a worst-case range, not a confidence interval: it holds at any confidence.\n");
+	printf("  e_res is a worst-case bound, twice Woodside's D/L_PUT (a duration read at both\n"
+	       "  ends is off by up to D): it holds at any confidence.\n");
 }
 
 static int parse_duration(const char *opt, const char *arg, double *ns)

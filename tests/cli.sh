@@ -52,7 +52,7 @@ has out "default beilner" "plan help shows the default method"
 expect 0 "plan runs" -- "$D" plan --resolution 1ms --tau 50us --max-tau 2.5ms
 has out "loops needed  *29196 (Beilner (14b))" "plan: (14b) at 95 %, +-5 %"
 has out "experiment time  *72.99 s" "plan: loops x --max-tau"
-has out "L_PUT needed  *400 " "plan: L_PUT for e_res"
+has out "L_PUT needed  *800 " "plan: L_PUT for e_res"
 expect 0 "plan danzig digits" -- "$D" plan --method danzig --resolution 20ms --tau 1ms --digits 3
 has out "loops needed  *729878 " "plan: Danzig and Melvin Figure 2, 1 ms to three digits"
 expect 0 "plan chan" -- "$D" plan --method chan --resolution 4ms --tau 5.3ms --confidence 99%
