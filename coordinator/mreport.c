@@ -105,7 +105,7 @@ void mreport_print(FILE *f, const struct meas_summary *s, const struct meas_ctx 
 		fprintf(f, "  outliers     %zu %s left out (MAD test)\n", s->outliers, unit);
 	fprintf(f, "  error budget, µs per op:\n");
 	fprintf(f, "    statistical  ±%-10s Student t over %zu %s\n", us(t->ci_half, a, sizeof a), s->n, unit);
-	fprintf(f, "    e_res        %-11s clock resolution %.0f ns (Woodside sec. 3)\n", us(s->e_res_ns, a, sizeof a),
+	fprintf(f, "    e_res        %-11s bound for clock resolution %.0f ns (twice Woodside sec. 3)\n", us(s->e_res_ns, a, sizeof a),
 		mc->o.delta_ns);
 	if (s->fitted)
 		fprintf(f, "    e_start      %-11s S/L, already removed by the fit\n", us(s->e_start_ns, a, sizeof a));
