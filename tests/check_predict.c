@@ -16,35 +16,11 @@
 #include <unistd.h>
 
 static char out[1 << 20], err[1 << 16];
-static char dir[64];
 
 /* the predictions' keys, as in the JSON and the CSV columns pred_<key> */
 static const char *const pred_keys[] = { "displacement", "drift_robust", "getrusage",
 					 "task_clock",   "schedstat",    "procstat" };
 #define NPRED (sizeof pred_keys / sizeof pred_keys[0])
-
-/* a directory per test, also its XDG_CACHE_HOME: no saved calibration is read */
-static void setup(void)
-{
-	const char *d = tu_mkdtemp();
-	ck_assert_ptr_nonnull(d);
-	snprintf(dir, sizeof dir, "%s", d);
-	setenv("XDG_CACHE_HOME", dir, 1);
-}
-
-static void teardown(void)
-{
-	tu_rmtree(dir);
-}
-
-static const char *in_dir(const char *name)
-{
-	static char buf[4][160];
-	static int k;
-	char *b = buf[k++ % 4];
-	snprintf(b, sizeof buf[0], "%s/%s", dir, name);
-	return b;
-}
 
 /* a short predict of tcp at 1000 and 2000 bytes, 20 us of compute; extra may add --json */
 static int predict(char *const *extra)
@@ -135,7 +111,7 @@ static double num(const char *s)
 
 START_TEST(test_predict_csv_row_per_size_and_plot)
 {
-	const char *csv = in_dir("p.csv"), *svg = in_dir("p.svg");
+	const char *csv = tu_case_path("p.csv"), *svg = tu_case_path("p.svg");
 	char *extra[] = { "--json", "--csv", (char *)csv, "--plot", (char *)svg, NULL };
 	int st = predict(extra);
 	ck_assert_msg(st == 0, "exit %d: %s", st, err);
@@ -179,11 +155,11 @@ START_TEST(test_predict_csv_row_per_size_and_plot)
 
 	/* the plot: measured throughput first, one point per size */
 	char dat[1 << 14];
-	ck_assert_int_gt(tu_read_file(in_dir("p.dat"), dat, sizeof dat), 0);
+	ck_assert_int_gt(tu_read_file(tu_case_path("p.dat"), dat, sizeof dat), 0);
 	ck_assert_msg(!strncmp(dat, "# measured", 10), "%.200s", dat);
 	const char *p = strchr(dat, '\n');
 	ck_assert_msg(p && !strncmp(p + 1, "1000 ", 5) && strstr(p, "\n2000 "), "%.200s", dat);
-	ck_assert_int_eq(access(in_dir("p.gp"), R_OK), 0);
+	ck_assert_int_eq(access(tu_case_path("p.gp"), R_OK), 0);
 	if (tu_run((char *const[]){ "/bin/sh", "-c", "command -v gnuplot", NULL }, NULL, 0, NULL, 0) == 0) {
 		char text[1 << 16];
 		ck_assert_int_gt(tu_read_file(svg, text, sizeof text), 0);
@@ -239,7 +215,7 @@ Suite *predict_suite(void)
 {
 	Suite *s = suite_create("predict");
 	TCase *tc = tcase_create("e2e");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, tu_case_dir_setup, tu_case_dir_teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_predict_json_errors_follow_from_its_predictions);
 	tcase_add_test(tc, test_predict_csv_row_per_size_and_plot);

@@ -16,34 +16,6 @@
 #include <unistd.h>
 
 static char out[1 << 20], err[1 << 16];
-static char dir[64];
-
-/*
- * Every test gets its own directory, which is also its XDG_CACHE_HOME: no
- * saved calibration of the user's is read, so stderr holds only what the
- * command under test says.
- */
-static void setup(void)
-{
-	const char *d = tu_mkdtemp();
-	ck_assert_ptr_nonnull(d);
-	snprintf(dir, sizeof dir, "%s", d);
-	setenv("XDG_CACHE_HOME", dir, 1);
-}
-
-static void teardown(void)
-{
-	tu_rmtree(dir);
-}
-
-static const char *in_dir(const char *name)
-{
-	static char buf[4][160];
-	static int k;
-	char *b = buf[k++ % 4];
-	snprintf(b, sizeof buf[0], "%s/%s", dir, name);
-	return b;
-}
 
 /* a short sweep of tcp; extra arguments go after the common ones */
 static int sweep(const char *sizes, const char *reps, char *const *extra)
@@ -168,7 +140,7 @@ START_TEST(test_sweep_writes_csv_rows_and_json_by_size)
 	char why[128] = "";
 	int ok = 0;
 	for (int attempt = 0; attempt < 3 && !ok; attempt++) {
-		const char *csv = in_dir(attempt == 0 ? "a.csv" : attempt == 1 ? "b.csv" : "c.csv");
+		const char *csv = tu_case_path(attempt == 0 ? "a.csv" : attempt == 1 ? "b.csv" : "c.csv");
 		char *extra[] = { "--csv", (char *)csv, "--json", NULL };
 		int st = sweep("1000,2000", "2", extra);
 		ck_assert_msg(st == 0, "exit %d: %s", st, err);
@@ -181,7 +153,7 @@ END_TEST
 
 START_TEST(test_sweep_appends_to_a_csv_with_the_same_header)
 {
-	const char *csv = in_dir("r.csv");
+	const char *csv = tu_case_path("r.csv");
 	char before[8192], after[1 << 16];
 	/* an earlier row, with every column of the header */
 	snprintf(before, sizeof before, "%s\nrun,2020-01-01T00:00:00Z,measure,spin,--us=1,,0,0,4,1%s\n",
@@ -210,7 +182,7 @@ END_TEST
 
 START_TEST(test_sweep_refuses_a_csv_with_another_header)
 {
-	const char *csv = in_dir("other.csv");
+	const char *csv = tu_case_path("other.csv");
 	const char *text = "a,b\n1,2\n";
 	char after[256];
 	ck_assert_int_eq(tu_write_file(csv, text, strlen(text)), 0);
@@ -226,18 +198,18 @@ END_TEST
 
 START_TEST(test_sweep_plot_writes_svg_or_script)
 {
-	const char *svg = in_dir("cost.svg");
+	const char *svg = tu_case_path("cost.svg");
 	char *extra[] = { "--plot", (char *)svg, NULL };
 	int st = sweep("1000,2000", "2", extra);
 	ck_assert_msg(st == 0, "exit %d: %s", st, err);
 	/* the data: the displacement block first, one point per size */
 	char dat[1 << 14];
-	ck_assert_int_gt(tu_read_file(in_dir("cost.dat"), dat, sizeof dat), 0);
+	ck_assert_int_gt(tu_read_file(tu_case_path("cost.dat"), dat, sizeof dat), 0);
 	ck_assert_msg(!strncmp(dat, "# displacement", 14), "%.200s", dat);
 	const char *p = strchr(dat, '\n');
 	ck_assert_ptr_nonnull(p);
 	ck_assert_msg(!strncmp(p + 1, "1000 ", 5) && strstr(p, "\n2000 "), "%.200s", dat);
-	ck_assert_int_eq(access(in_dir("cost.gp"), R_OK), 0);
+	ck_assert_int_eq(access(tu_case_path("cost.gp"), R_OK), 0);
 	if (tu_run((char *const[]){ "/bin/sh", "-c", "command -v gnuplot", NULL }, NULL, 0, NULL, 0) == 0) {
 		char text[1 << 16];
 		ck_assert_int_gt(tu_read_file(svg, text, sizeof text), 0);
@@ -275,7 +247,7 @@ Suite *sweep_suite(void)
 {
 	Suite *s = suite_create("sweep");
 	TCase *tc = tcase_create("e2e");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, tu_case_dir_setup, tu_case_dir_teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_sweep_writes_csv_rows_and_json_by_size);
 	tcase_add_test(tc, test_sweep_appends_to_a_csv_with_the_same_header);

@@ -291,3 +291,28 @@ void tu_expect_error(int want, const char *msg, char **argv)
 		      "no '%s' in the error line of: %s", msg, err);
 	ck_assert_str_eq(out, "");
 }
+
+static char case_dir[64];
+
+void tu_case_dir_setup(void)
+{
+	const char *d = tu_mkdtemp();
+	if (!d)
+		abort();
+	snprintf(case_dir, sizeof case_dir, "%s", d);
+	setenv("XDG_CACHE_HOME", case_dir, 1);
+}
+
+void tu_case_dir_teardown(void)
+{
+	tu_rmtree(case_dir);
+}
+
+const char *tu_case_path(const char *name)
+{
+	static char buf[4][160];
+	static int k;
+	char *b = buf[k++ % 4];
+	snprintf(b, sizeof buf[0], "%s/%s", case_dir, name);
+	return b;
+}

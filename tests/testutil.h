@@ -57,4 +57,14 @@ int tu_count_lines(const char *text, const char *prefix);
  */
 void tu_expect_error(int want, const char *msg, char **argv);
 
+/*
+ * A directory per test case, also its XDG_CACHE_HOME, so that no saved
+ * calibration of the user's is read and stderr holds only what the command
+ * under test says: tu_case_dir_setup and tu_case_dir_teardown are a Check
+ * checked fixture; tu_case_path names a file in it.
+ */
+void tu_case_dir_setup(void);
+void tu_case_dir_teardown(void);
+const char *tu_case_path(const char *name);
+
 #endif
