@@ -335,10 +335,8 @@ int cmd_calibrate(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
-		case ':':
-			return msg_usage("calibrate", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return msg_usage("calibrate", "unknown option '%s'", argv[optind - 1]);
+			return msg_getopt_error("calibrate", c, argv);
 		}
 	}
 	if (optind < argc)

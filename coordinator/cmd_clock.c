@@ -54,10 +54,8 @@ int cmd_clock(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
-		case ':':
-			return msg_usage("clock", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return msg_usage("clock", "unknown option '%s'", argv[optind - 1]);
+			return msg_getopt_error("clock", c, argv);
 		}
 	}
 	if (optind < argc)

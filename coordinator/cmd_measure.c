@@ -124,18 +124,9 @@ int cmd_measure(int argc, char **argv)
 		return msg_usage("measure", "--reps 1 cannot fit a line; use at least 2, or --no-fit");
 
 	struct out o = { 0 };
-	if (r.m.csv) {
-		int rc = csvout_open(&o.csv, r.m.csv, MREPORT_CSV_HEADER);
-		if (rc == -EEXIST) {
-			msg_error("'%s' has another header; give a new file to --csv", r.m.csv);
-			return EXIT_RESOURCE;
-		}
-		if (rc) {
-			msg_error("cannot open '%s': %s", r.m.csv, strerror(-rc));
-			return EXIT_RESOURCE;
-		}
-		o.have_csv = 1;
-	}
+	if ((st = mrun_open_csv(&r, &o.csv, MREPORT_CSV_HEADER)))
+		return st;
+	o.have_csv = r.m.csv != NULL;
 	if ((st = mrun_setup(&r))) {
 		csvout_close(&o.csv);
 		return st;

@@ -293,10 +293,8 @@ int cmd_plan(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
-		case ':':
-			return msg_usage("plan", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return msg_usage("plan", "unknown option '%s'", argv[optind - 1]);
+			return msg_getopt_error("plan", c, argv);
 		}
 	}
 	if (optind < argc)

@@ -166,6 +166,22 @@ static const char *pred_key(int k)
 	return k == 0 ? "displacement" : k == 1 ? "drift_robust" : meas_src_key((enum meas_src)(k - 2));
 }
 
+/*
+ * The size's cost series (paced: burst and duty) and saturated series (the
+ * same loop, unpaced), with compute given as compute_arg.
+ */
+static void cost_series(struct mrun *r, struct psize *p, const char *label, char *compute_arg)
+{
+	mrun_series_init(r, &p->cost, label);
+	mrun_add_arg(&p->cost, p->arg_size);
+	mrun_add_arg(&p->cost, p->arg_window);
+	mrun_add_arg(&p->cost, compute_arg);
+	p->sat = p->cost;
+	mrun_add_arg(&p->cost, p->arg_burst);
+	mrun_add_arg(&p->cost, p->arg_duty);
+	p->cost.size_bytes = p->sat.size_bytes = p->size;
+}
+
 static int saturated_run(struct mrun *r, struct psize *p)
 {
 	struct put_report rep;
@@ -339,22 +355,16 @@ static int write_plot(const char *path, const struct mrun *r, struct psize *ps, 
 		snprintf(titles[k], sizeof titles[k], "predicted by %s", pred_name(show[k]));
 		s[1 + k] = (struct plot_series){ titles[k], x, y[k], NULL, n };
 	}
-	char title[160], hint[512];
+	char title[160];
 	snprintf(title, sizeof title, "%s: saturation throughput, measured and predicted (CPU %d)", r->m.workload,
 		 r->m.cpu);
-	int rc = plot_write(path, title, "message size (bytes)", "messages per second", s, 4, hint, sizeof hint);
-	if (rc < 0)
-		msg_error("cannot write the plot '%s': %s", path, rc == -EIO ? hint : strerror(-rc));
-	else if (rc == 1)
-		msg_warn("%s", hint);
-	else
-		msg_info("%s", hint);
+	int rc = mrun_plot(path, title, "message size (bytes)", "messages per second", s, 4);
 	for (int k = 0; k < 3; k++)
 		free(y[k]);
 	free(x);
 	free(m);
 	free(e);
-	return rc < 0 ? -1 : 0;
+	return rc;
 }
 
 static int is_stream(const char *w)
@@ -417,16 +427,8 @@ int cmd_predict(int argc, char **argv)
 		st = mrun_check_workload(&r, w, k);
 	}
 	struct csvout csv = { 0 };
-	if (!st && r.m.csv) {
-		int rc = csvout_open(&csv, r.m.csv, PREDICT_CSV_HEADER);
-		if (rc) {
-			if (rc == -EEXIST)
-				msg_error("'%s' has another header; give a new file to --csv", r.m.csv);
-			else
-				msg_error("cannot open '%s': %s", r.m.csv, strerror(-rc));
-			st = EXIT_RESOURCE;
-		}
-	}
+	if (!st)
+		st = mrun_open_csv(&r, &csv, PREDICT_CSV_HEADER);
 	if (st) {
 		free(ps);
 		return st;
@@ -438,14 +440,8 @@ int cmd_predict(int argc, char **argv)
 		struct psize *p = &ps[i];
 		char label[32];
 		snprintf(label, sizeof label, "%" PRIu64, p->size);
-		mrun_series_init(&r, &p->cost, label);
-		mrun_add_arg(&p->cost, p->arg_size);
-		mrun_add_arg(&p->cost, p->arg_window);
-		mrun_add_arg(&p->cost, p->arg_compute);
-		mrun_add_arg(&p->cost, p->arg_burst);
-		mrun_add_arg(&p->cost, p->arg_duty);
-		p->cost.size_bytes = p->size;
 		/* a pilot: the cost of an iteration, and the compute loops every run will use */
+		cost_series(&r, p, label, p->arg_compute);
 		struct put_report rep;
 		int rc = meas_pilot(&r.mc, &p->cost, 200, &rep);
 		if (rc) {
@@ -456,19 +452,13 @@ int cmd_predict(int argc, char **argv)
 		if (p->c_ns > 0 && report_field(rep.extra, "compute_loops", v, sizeof v)) {
 			/* identical work in every run: the spin is calibrated once */
 			snprintf(loops_args[i], sizeof loops_args[i], "--compute-loops=%s", v);
+			cost_series(&r, p, label, loops_args[i]);
 		}
-		/* rebuild the argument list cleanly: size, window, compute, burst, duty */
-		mrun_series_init(&r, &p->cost, label);
-		mrun_add_arg(&p->cost, p->arg_size);
-		mrun_add_arg(&p->cost, p->arg_window);
-		mrun_add_arg(&p->cost, p->c_ns > 0 && loops_args[i][0] ? loops_args[i] : p->arg_compute);
-		p->sat = p->cost;
-		mrun_add_arg(&p->cost, p->arg_burst);
-		mrun_add_arg(&p->cost, p->arg_duty);
-		p->cost.size_bytes = p->sat.size_bytes = p->size;
-		/* busy time per iteration, from the pilot's active share */
-		double wall = (double)(rep.end_ns - rep.start_ns) * po.duty;
-		double per_op = rep.ops ? wall / (double)rep.ops : 1e5;
+		/* busy time per iteration: the pilot's wall time less its pauses */
+		double busy = (double)(rep.end_ns - rep.start_ns);
+		if (report_field(rep.extra, "paced_ns", v, sizeof v))
+			busy -= atof(v);
+		double per_op = rep.ops && busy > 0 ? busy / (double)rep.ops : 1e5;
 		uint64_t l = r.m.ops_given ? r.m.ops : (uint64_t)((double)r.m.run_ns / (per_op > 1 ? per_op : 1));
 		if (l < 2 * DEFAULT_BURST)
 			l = 2 * DEFAULT_BURST;

@@ -84,10 +84,8 @@ int cmd_serve(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
-		case ':':
-			return msg_usage("serve", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return msg_usage("serve", "unknown option '%s'", argv[optind - 1]);
+			return msg_getopt_error("serve", c, argv);
 		}
 	}
 	if (optind < argc)

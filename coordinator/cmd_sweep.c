@@ -132,21 +132,14 @@ static int write_plot(const char *path, const struct mrun *r, struct meas_series
 	ps[0] = (struct plot_series){ "displacement (95% CI)", x, y[0], e, n };
 	for (int k = 0; k < MEAS_NSRC; k++)
 		ps[1 + k] = (struct plot_series){ meas_src_name((enum meas_src)k), x, y[1 + k], NULL, n };
-	char title[160], hint[512];
+	char title[160];
 	snprintf(title, sizeof title, "%s: CPU cost per operation by message size (CPU %d)", r->m.workload, r->m.cpu);
-	int rc = plot_write(path, title, "message size (bytes)", "CPU per operation (µs)", ps, 1 + MEAS_NSRC, hint,
-			    sizeof hint);
-	if (rc < 0)
-		msg_error("cannot write the plot '%s': %s", path, rc == -EIO ? hint : strerror(-rc));
-	else if (rc == 1)
-		msg_warn("%s", hint);
-	else
-		msg_info("%s", hint);
+	int rc = mrun_plot(path, title, "message size (bytes)", "CPU per operation (µs)", ps, 1 + MEAS_NSRC);
 	for (int k = 0; k <= MEAS_NSRC; k++)
 		free(y[k]);
 	free(x);
 	free(e);
-	return rc < 0 ? -1 : 0;
+	return rc;
 }
 
 int cmd_sweep(int argc, char **argv)
@@ -181,17 +174,9 @@ int cmd_sweep(int argc, char **argv)
 		if ((st = mrun_check_workload(&r, wargs, n)))
 			return st;
 	}
-	struct csvout csv = { 0 };
-	if (r.m.csv) {
-		int rc = csvout_open(&csv, r.m.csv, MREPORT_CSV_HEADER);
-		if (rc) {
-			if (rc == -EEXIST)
-				msg_error("'%s' has another header; give a new file to --csv", r.m.csv);
-			else
-				msg_error("cannot open '%s': %s", r.m.csv, strerror(-rc));
-			return EXIT_RESOURCE;
-		}
-	}
+	struct csvout csv;
+	if ((st = mrun_open_csv(&r, &csv, MREPORT_CSV_HEADER)))
+		return st;
 	if ((st = mrun_setup(&r))) {
 		csvout_close(&csv);
 		mrun_finish(&r);

@@ -335,10 +335,8 @@ int cmd_ticks(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return EXIT_OK;
-		case ':':
-			return msg_usage("ticks", "option '%s' needs a value", argv[optind - 1]);
 		default:
-			return msg_usage("ticks", "unknown option '%s'", argv[optind - 1]);
+			return msg_getopt_error("ticks", c, argv);
 		}
 	}
 	if (optind >= argc)

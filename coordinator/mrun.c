@@ -383,6 +383,33 @@ int mrun_choose_ops(struct mrun *r, struct meas_series *s)
 	return 0;
 }
 
+int mrun_open_csv(struct mrun *r, struct csvout *c, const char *header)
+{
+	memset(c, 0, sizeof *c);
+	if (!r->m.csv)
+		return 0;
+	int rc = csvout_open(c, r->m.csv, header);
+	if (rc == -EEXIST)
+		msg_error("'%s' has another header; give a new file to --csv", r->m.csv);
+	else if (rc)
+		msg_error("cannot open '%s': %s", r->m.csv, strerror(-rc));
+	return rc ? EXIT_RESOURCE : 0;
+}
+
+int mrun_plot(const char *svg_path, const char *title, const char *xlabel, const char *ylabel,
+	      const struct plot_series *s, size_t ns)
+{
+	char hint[512] = "";
+	int rc = plot_write(svg_path, title, xlabel, ylabel, s, ns, hint, sizeof hint);
+	if (rc < 0)
+		msg_error("cannot write the plot '%s': %s", svg_path, rc == -EIO ? hint : strerror(-rc));
+	else if (rc == 1)
+		msg_warn("%s", hint);
+	else
+		msg_info("%s", hint);
+	return rc < 0 ? -1 : 0;
+}
+
 int mrun_fail(struct mrun *r, int rc)
 {
 	if (rc == -EINTR) {

@@ -7,6 +7,8 @@
 #define MRUN_H
 
 #include "coordinator/context.h"
+#include "coordinator/csvout.h"
+#include "coordinator/plot.h"
 #include "coordinator/measure.h"
 #include "coordinator/mopts.h"
 #include "coordinator/peer.h"
@@ -44,6 +46,17 @@ int mrun_setup(struct mrun *r);
 int mrun_choose_ops(struct mrun *r, struct meas_series *s);
 /* mrun_drift_note - after the first calibration: say if tau_F moved since the stored one */
 void mrun_drift_note(struct mrun *r);
+/*
+ * mrun_open_csv - open --csv (if given) for appending with header. Returns 0
+ * or EXIT_RESOURCE after saying why (another header, cannot open).
+ */
+int mrun_open_csv(struct mrun *r, struct csvout *c, const char *header);
+/*
+ * mrun_plot - plot_write, then say what came of it: the SVG, the script to
+ * render without gnuplot (a warning), or the error. 0, or -1 on an error.
+ */
+int mrun_plot(const char *svg_path, const char *title, const char *xlabel, const char *ylabel,
+	      const struct plot_series *s, size_t ns);
 /* mrun_fail - print why a run failed and return the exit status to use */
 int mrun_fail(struct mrun *r, int rc);
 /* mrun_finish - stop the loop and release everything */

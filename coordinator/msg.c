@@ -2,6 +2,7 @@
 #include "coordinator/msg.h"
 #include "coordinator/displace.h"
 
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <time.h>
@@ -63,6 +64,13 @@ int msg_usage(const char *cmd, const char *fmt, ...)
 	else
 		fprintf(stderr, "try 'displace --help'\n");
 	return EXIT_USAGE;
+}
+
+int msg_getopt_error(const char *cmd, int c, char **argv)
+{
+	if (c == ':')
+		return msg_usage(cmd, "option '%s' needs a value", argv[optind - 1]);
+	return msg_usage(cmd, "unknown option '%s'", argv[optind - 1]);
 }
 
 static uint64_t mono_ns(void)

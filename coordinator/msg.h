@@ -13,6 +13,11 @@ void msg_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void msg_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* msg_usage - report a usage error for command cmd; returns EXIT_USAGE */
 int msg_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * msg_getopt_error - the usage error after getopt_long (optstring starting
+ * with ':') returned c, ':' for a missing value or '?' for an unknown option
+ */
+int msg_getopt_error(const char *cmd, int c, char **argv);
 /* msg_set_quiet - suppress info and progress */
 void msg_set_quiet(bool quiet);
 bool msg_quiet(void);
