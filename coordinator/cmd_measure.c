@@ -129,6 +129,7 @@ int cmd_measure(int argc, char **argv)
 	o.have_csv = r.m.csv != NULL;
 	if ((st = mrun_setup(&r))) {
 		csvout_close(&o.csv);
+		mrun_finish(&r);
 		return st;
 	}
 	struct meas_series s;

@@ -67,7 +67,7 @@ static void usage(FILE *f)
 	      "                       one measurement run, about --run-time of work)\n"
 	      "  --duty F             busy share of the cost runs (default 0.8): pauses\n"
 	      "                       change the loop's cost, so keep them short\n"
-	      "  --peer ADDR, --peer-cpu N|same   the peer, as for 'sweep'\n"
+
 	      "\n",
 	      f);
 	fputs(mopts_help_placement, f);

@@ -37,11 +37,7 @@ static void usage(FILE *f)
 	      "\n"
 	      "Workloads with a message size: tcp, tcp-stream, udp, unix, rpc (see\n"
 	      "'displace workloads'). A local peer is started on another CPU unless\n"
-	      "--peer ADDR is given:\n"
-	      "  --peer ADDR          an external peer ('displace serve' on another host)\n"
-	      "  --peer-cpu N|same    the local peer's CPU (default: another CPU, not the\n"
-	      "                       measured CPU's SMT sibling); same puts it on the\n"
-	      "                       measured CPU, so its work is in the displacement\n"
+	      "--peer ADDR is given (see Placement).\n"
 	      "\n",
 	      f);
 	fputs(mopts_help_placement, f);

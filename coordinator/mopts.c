@@ -13,7 +13,14 @@ const char mopts_help_placement[] =
 	"                       each CPU's displacement is shown and the total is the\n"
 	"                       cost (default: just --cpu)\n"
 	"  --fluid-sched CLASS  idle (SCHED_IDLE), nice (nice 19) or normal\n"
-	"                       (default idle)\n";
+	"                       (default idle)\n"
+	"  --peer ADDR          socket and RPC workloads: use this peer ('displace\n"
+	"                       serve' on another host; its work is not measured).\n"
+	"                       Without it a local peer is started, and the\n"
+	"                       workloads' own --peer defaults do not apply\n"
+	"  --peer-cpu N|same    the local peer's CPU (default: another CPU, not the\n"
+	"                       measured CPU's SMT sibling); same puts it on the\n"
+	"                       measured CPU, so its work is in the displacement\n";
 
 const char mopts_help_measurement[] =
 	"Measurement:\n"

@@ -166,7 +166,7 @@ static int choose_peer_cpu(struct mrun *r, int *cpu)
 	return 0;
 }
 
-static int start_peer(struct mrun *r)
+static int start_peer(struct mrun *r, int cpu)
 {
 	const char *kind = peer_kind(r->w);
 	if (!kind)
@@ -176,9 +176,6 @@ static int start_peer(struct mrun *r)
 		snprintf(r->peer_note, sizeof r->peer_note, "peer %s (external: its work is not measured)", r->m.peer_arg);
 		return 0;
 	}
-	int cpu, st = choose_peer_cpu(r, &cpu);
-	if (st)
-		return st;
 	char err[512];
 	int rc = peer_start(r->env, &r->peer, cpu, err, sizeof err);
 	if (rc) {
@@ -225,6 +222,10 @@ int mrun_setup(struct mrun *r)
 		o.cpus.n = 1;
 		o.cpus.cpu[0] = m->cpu;
 	}
+	/* the peer's CPU is checked now, before anything is started */
+	int peer_cpu = -1, st;
+	if (peer_kind(r->w) && !m->peer_arg && (st = choose_peer_cpu(r, &peer_cpu)))
+		return st;
 	o.fluid.sched = fluid_sched_name(m->sched);
 	o.fluid.chunk_loops = m->chunk_loops;
 	o.cal_ns = m->cal_ns;
@@ -265,8 +266,7 @@ int mrun_setup(struct mrun *r)
 	meas_init(&r->mc, r->env, &o);
 	r->stored_tau_f_ns = 0;
 	store_note(r);
-	int st = start_peer(r);
-	if (st)
+	if ((st = start_peer(r, peer_cpu)))
 		return st;
 	r->start_ns = dclock_raw_ns();
 	return 0;
