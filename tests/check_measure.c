@@ -198,8 +198,9 @@ START_TEST(test_measure_sigint_leaves_no_child)
 {
 	static char tag[96];
 	make_tag(tag, sizeof tag);
-	char csv[256];
-	snprintf(csv, sizeof csv, "%s/rows.csv", tu_mkdtemp());
+	char csv[256], dir[64];
+	snprintf(dir, sizeof dir, "%s", tu_mkdtemp());
+	snprintf(csv, sizeof csv, "%s/rows.csv", dir);
 	char *argv[] = { (char *)tu_bin("displace"), "measure", "spin", "--us", "100", "--reps", "200", "--run-time", "200ms",
 			 "--csv", csv, "--quiet", NULL };
 	int in, outfd;
@@ -225,6 +226,7 @@ START_TEST(test_measure_sigint_leaves_no_child)
 		lines++;
 	fclose(f);
 	ck_assert_int_ge(lines, 2);
+	tu_rmtree(dir);
 }
 END_TEST
 
