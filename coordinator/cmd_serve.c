@@ -96,7 +96,7 @@ int cmd_serve(int argc, char **argv)
 		cpu_set_t set;
 		CPU_ZERO(&set);
 		CPU_SET(cpu, &set);
-		/* before serve_run starts the RPC thread, which inherits it */
+		/* before serve_open starts the RPC thread, which inherits it */
 		if (sched_setaffinity(0, sizeof set, &set)) {
 			msg_error("cannot pin to cpu %d: %s", cpu, strerror(errno));
 			return EXIT_USAGE;

@@ -1027,6 +1027,13 @@ int serve_open(const struct serve_config *c, struct serve **out, char *err, size
 		snprintf(err, errlen, "cannot watch stdin: %s", uv_strerror(rc));
 		goto fail;
 	}
+	/* the RPC thread starts here, so that 'serve ready' is true when it is printed */
+	if (s->rpc_xprt && (rc = pthread_create(&s->rpc_thread, NULL, rpc_main, s))) {
+		snprintf(err, errlen, "cannot start the rpc thread: %s", strerror(rc));
+		rc = -rc;
+		goto fail;
+	}
+	s->rpc_running = s->rpc_xprt != NULL;
 	*out = s;
 	return 0;
 fail:
@@ -1046,14 +1053,8 @@ void serve_ready_line(const struct serve *s, char *buf, size_t len)
 
 int serve_run(struct serve *s, char *err, size_t errlen)
 {
-	if (s->rpc_xprt && !s->rpc_running) {
-		int rc = pthread_create(&s->rpc_thread, NULL, rpc_main, s);
-		if (rc) {
-			snprintf(err, errlen, "cannot start the rpc thread: %s", strerror(rc));
-			return -rc;
-		}
-		s->rpc_running = 1;
-	}
+	(void)err;
+	(void)errlen;
 	uv_run(&s->loop, UV_RUN_DEFAULT);
 	return 0;
 }
