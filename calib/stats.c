@@ -247,6 +247,28 @@ double stats_ci_half(double sd, size_t n, double conf)
 	return t * sd / sqrt((double)n);
 }
 
+int stats_ratio(const double *num, const double *den, size_t n, double conf, double *ratio, double *ci_half)
+{
+	if (n == 0)
+		return -EINVAL;
+	double mn = stats_mean(num, n), md = stats_mean(den, n);
+	if (!(md != 0) || !isfinite(mn) || !isfinite(md))
+		return -EDOM;
+	double r = mn / md;
+	*ratio = r;
+	*ci_half = NAN;
+	if (n < 2)
+		return 0;
+	/* delta method: the residuals num - r den carry the pairs' correlation */
+	double ss = 0;
+	for (size_t i = 0; i < n; i++) {
+		double d = num[i] - r * den[i];
+		ss += d * d;
+	}
+	*ci_half = stats_ci_half(sqrt(ss / (double)(n - 1)), n, conf) / fabs(md);
+	return 0;
+}
+
 size_t stats_outliers(const double *x, size_t n, double cut, bool *flags)
 {
 	size_t k = 0;

@@ -34,6 +34,14 @@ double stats_norm_quantile(double p);
 double stats_t_cdf(double t, double df);
 /* stats_t_quantile - t with P(T <= t) = p for df > 0 (any real df); NAN if out of range */
 double stats_t_quantile(double p, double df);
+/*
+ * stats_ratio - the ratio of means R = mean(num) / mean(den) of n paired
+ * observations, and the half-width of its CI at confidence conf by the delta
+ * method (Student t on the residuals num - R den, divided by mean(den)):
+ * pairing removes what the two have in common, such as a slow drift. ci_half
+ * is NAN when n < 2. -EINVAL if n is 0, -EDOM if mean(den) is 0.
+ */
+int stats_ratio(const double *num, const double *den, size_t n, double conf, double *ratio, double *ci_half);
 /* stats_ci_half - Student-t half-width of a two-sided CI of the mean: t(1-(1-conf)/2, n-1) sd/sqrt(n) */
 double stats_ci_half(double sd, size_t n, double conf);
 /* stats_incbeta - regularized incomplete beta I_x(a, b) */

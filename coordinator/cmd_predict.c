@@ -13,9 +13,12 @@
  *      put the prediction 10.7 to 12.6 % low, 0.8 duty 2.3 % (the error of
  *      displacement is its speed error times the fluid's time, so less
  *      room does not cost precision);
- *   2. the same loop saturated: no fluid, no pauses, N messages: msg/s;
+ *      A cost pair is an L run and a null run (docs/predict.md);
+ *   2. the same loop saturated: no fluid, no pauses, N messages: msg/s,
+ *      pooled over the rounds;
  *   3. the blocking-mode cost (window 1, no compute), as sweep measures it.
- * Prediction per source: 1 / tau_iteration = 1 / (tau_send + c).
+ * Prediction per source: 1 / tau_iteration = 1 / (tau_send + c). Its error's
+ * CI pairs each round's cost with that round's saturated run.
  */
 #include "coordinator/displace.h"
 #include "coordinator/jsonout.h"
@@ -49,12 +52,16 @@ static void usage(FILE *f)
 	      "and collects replies with up to W messages outstanding. For each size, in\n"
 	      "interleaved rounds:\n"
 	      "  1. cost: the loop runs in bursts, busy 80% of the time, beside the fluid;\n"
-	      "     its cost per iteration by displacement and by each OS source;\n"
-	      "  2. saturation: the same loop alone on its CPU, no pauses, N messages;\n"
-	      "     the measured messages per second;\n"
+	      "     its cost per iteration by displacement and by each OS source, from\n"
+	      "     an L run less a null run (start-up and tear-down only);\n"
+	      "  2. saturation: the same loop alone on its CPU, no fluid, no pauses,\n"
+	      "     N messages; the measured messages per second, pooled over rounds;\n"
 	      "  3. the blocking-mode cost (window 1, no compute), as 'sweep' measures it.\n"
 	      "Each source predicts 1 / (tau_send + c) messages per second; the table\n"
-	      "gives each prediction's % error against the measured throughput.\n"
+	      "gives each prediction's % error against the measured throughput, with\n"
+	      "the error's 95% CI from each round's cost paired with its saturated run.\n"
+	      "The loop's cost varies some 5% from run to run on a VM: for a 2% answer\n"
+	      "use --precision 1.5% (about 4 minutes for three sizes here).\n"
 	      "\n"
 	      "Workloads: tcp, tcp-stream, unix (the stream workloads).\n"
 	      "\n"
@@ -73,7 +80,13 @@ static void usage(FILE *f)
 	fputs(mopts_help_placement, f);
 	fputs("\n", f);
 	fputs(mopts_help_measurement, f);
-	fputs("                       (for predict: --reps default 8 rounds per size)\n\n", f);
+	fputs("                       (for predict: --reps default 8 rounds per size, each a\n"
+	      "                       cost pair (L and a null run: the fit) and a saturated\n"
+	      "                       run; --no-fit is refused; --precision P% adds\n"
+	      "                       rounds until every size's prediction error has a 95%\n"
+	      "                       CI within P percentage points; the blocking mode runs\n"
+	      "                       in the first 16 rounds only)\n\n",
+	      f);
 	fputs(mopts_help_output, f);
 	fputs("  --csv FILE           for predict: one row per size (header in README.md)\n"
 	      "  --plot FILE.svg      measured against predicted throughput by size\n"
@@ -154,6 +167,7 @@ struct psize {
 	struct stats_summary tput;
 	double pred[2 + MEAS_NSRC];      /* msg/s: displacement, drift-robust, OS sources */
 	double err_pct[2 + MEAS_NSRC];
+	double err_ci[2 + MEAS_NSRC];    /* 95 % CI of err_pct, percentage points, from the paired rounds */
 };
 
 static const char *pred_name(int k)
@@ -185,7 +199,7 @@ static void cost_series(struct mrun *r, struct psize *p, const char *label, char
 static int saturated_run(struct mrun *r, struct psize *p)
 {
 	struct put_report rep;
-	int rc = meas_pilot(&r->mc, &p->sat, p->sat_msgs, &rep);
+	int rc = meas_alone(&r->mc, &p->sat, p->sat_msgs, &rep);
 	if (rc)
 		return rc;
 	double wall = (double)(rep.end_ns - rep.start_ns);
@@ -201,13 +215,67 @@ static int saturated_run(struct mrun *r, struct psize *p)
 	return 0;
 }
 
+/* x of source k (0 classic, 1 drift-robust, 2.. OS) in a run */
+static double run_val(const struct meas_run *r, int k)
+{
+	return k == 0 ? r->t_put_ns : k == 1 ? r->t_put_robust_ns : r->os_ns[k - 2];
+}
+
+/*
+ * The prediction error's CI, from the rounds: round j's cost pair (runs 2j
+ * and 2j + 1: L and a null run) and its saturated run were taken within a
+ * second or two, so the host's slow drift moves both. The ratio of paired
+ * means keeps that out of the CI (stats_ratio); outlier pairs are left out.
+ */
+static double paired_err_ci(const struct psize *p, int k)
+{
+	size_t n = p->cost.nruns / 2 < p->nsat ? p->cost.nruns / 2 : p->nsat, m = 0;
+	double *num = calloc(n + 1, sizeof *num), *den = calloc(n + 1, sizeof *den), ratio, ci = NAN;
+	for (size_t j = 0; num && den && j < n; j++) {
+		const struct meas_run *a = &p->cost.runs[2 * j], *b = &p->cost.runs[2 * j + 1];
+		double c = a->ops > b->ops ? (run_val(a, k) - run_val(b, k)) / (double)(a->ops - b->ops) : NAN;
+		if (a->outlier || !isfinite(c) || !(c > 0) || !(p->sat_tput[j] > 0))
+			continue;
+		num[m] = 1e9 / p->sat_tput[j]; /* ns per message, saturated */
+		den[m++] = c;
+	}
+	if (!num || !den || stats_ratio(num, den, m, 0.95, &ratio, &ci))
+		ci = NAN;
+	free(num);
+	free(den);
+	return 100 * ci;
+}
+
 static void finish_size(struct mrun *r, struct psize *p)
 {
 	meas_summarize(&r->mc, &p->cost, &p->scost);
 	meas_summarize(&r->mc, &p->block, &p->sblock);
 	memset(&p->tput, 0, sizeof p->tput);
-	if (p->nsat)
-		stats_summarize(p->sat_tput, p->nsat, 0.95, &p->tput);
+	p->tput.mean = p->tput.ci_half = NAN;
+	if (p->nsat) {
+		/*
+		 * Pooled: all saturated messages over all saturated time (every
+		 * run sends the same number), the reciprocal of the mean time per
+		 * message; its CI by the delta method.
+		 */
+		double *ns = malloc(p->nsat * sizeof *ns);
+		struct stats_summary s;
+		if (ns) {
+			for (size_t i = 0; i < p->nsat; i++)
+				ns[i] = 1e9 / p->sat_tput[i];
+			if (!stats_summarize(ns, p->nsat, 0.95, &s)) {
+				p->tput.n = s.n;
+				p->tput.mean = 1e9 / s.mean;
+				p->tput.cv = s.cv;
+				p->tput.sd = p->tput.mean * s.cv;
+				p->tput.min = 1e9 / s.max;
+				p->tput.max = 1e9 / s.min;
+				p->tput.median = 1e9 / s.median;
+				p->tput.ci_half = p->tput.mean * s.ci_half / s.mean;
+			}
+			free(ns);
+		}
+	}
 	double tau[2 + MEAS_NSRC];
 	tau[0] = p->scost.tau.mean;
 	tau[1] = p->scost.tau_robust.mean;
@@ -216,6 +284,7 @@ static void finish_size(struct mrun *r, struct psize *p)
 	for (int k = 0; k < 2 + MEAS_NSRC; k++) {
 		p->pred[k] = tau[k] > 0 ? 1e9 / tau[k] : NAN;
 		p->err_pct[k] = p->nsat ? 100 * (p->pred[k] - p->tput.mean) / p->tput.mean : NAN;
+		p->err_ci[k] = paired_err_ci(p, k);
 	}
 }
 
@@ -232,7 +301,7 @@ static void print_table(struct psize *ps, size_t n, const struct popts *po)
 {
 	printf("  %8s  %20s", "size (B)", "measured msg/s ± CI");
 	for (int k = 0; k < 2 + MEAS_NSRC; k++)
-		printf("  %19s", pred_name(k));
+		printf("  %22s", pred_name(k));
 	printf("\n");
 	for (size_t i = 0; i < n; i++) {
 		struct psize *p = &ps[i];
@@ -245,15 +314,19 @@ static void print_table(struct psize *ps, size_t n, const struct popts *po)
 		printf("  %8" PRIu64 "  %20s", p->size, m);
 		for (int k = 0; k < 2 + MEAS_NSRC; k++) {
 			char cell[40];
-			if (isfinite(p->pred[k]))
-				snprintf(cell, sizeof cell, "%.1f (%+.2f%%)", p->pred[k], p->err_pct[k]);
+			if (isfinite(p->pred[k]) && isfinite(p->err_ci[k]))
+				snprintf(cell, sizeof cell, "%.0f (%+.1f ± %.1f%%)", p->pred[k], p->err_pct[k],
+					 p->err_ci[k]);
+			else if (isfinite(p->pred[k]))
+				snprintf(cell, sizeof cell, "%.0f (%+.2f%%)", p->pred[k], p->err_pct[k]);
 			else
 				snprintf(cell, sizeof cell, "n/a");
-			printf("  %19s", cell);
+			printf("  %22s", cell);
 		}
 		printf("\n");
 	}
-	printf("  predicted msg/s = 1 / (tau_send + c), with its %% error against the measured throughput\n\n");
+	printf("  predicted msg/s = 1 / (tau_send + c), with its %% error against the measured throughput\n"
+	       "  and that error's 95%% CI (from each round's cost paired with its saturated run)\n\n");
 	printf("  %8s  %9s  %18s  %14s  %18s  %s\n", "size (B)", "c (µs)", "iteration µs ± CI", "tau_send (µs)",
 	       "blocking µs ± CI", "blocking - tau_send");
 	for (size_t i = 0; i < n; i++) {
@@ -272,14 +345,25 @@ static void print_table(struct psize *ps, size_t n, const struct popts *po)
 #define PREDICT_CSV_HEADER                                                                                        \
 	"date,workload,size_bytes,compute_us,window,rounds,measured_msgs_per_s,measured_ci95,iteration_us,"      \
 	"iteration_ci95_us,tau_send_us,blocking_us,blocking_ci95_us,pred_displacement,err_displacement_pct,"      \
-	"pred_drift_robust,err_drift_robust_pct,pred_getrusage,err_getrusage_pct,pred_task_clock,"                \
+	"err_displacement_ci95_pct,pred_drift_robust,err_drift_robust_pct,pred_getrusage,err_getrusage_pct,pred_task_clock,"                \
 	"err_task_clock_pct,pred_schedstat,err_schedstat_pct,pred_procstat,err_procstat_pct"
+
+/* v with the given decimals, or an empty cell when it is not a number */
+static void cell(char *buf, size_t len, double v, int decimals)
+{
+	if (isfinite(v))
+		snprintf(buf, len, "%.*f", decimals, v);
+	else
+		buf[0] = '\0';
+}
+
+#define PREDICT_CSV_COLS 26
 
 static void csv_row(struct csvout *c, const char *workload, const struct psize *p, const struct popts *po,
 		    unsigned rounds)
 {
-	char f[25][48];
-	const char *fp[25];
+	char f[PREDICT_CSV_COLS][48];
+	const char *fp[PREDICT_CSV_COLS];
 	time_t t = time(NULL);
 	struct tm tm;
 	gmtime_r(&t, &tm);
@@ -292,25 +376,18 @@ static void csv_row(struct csvout *c, const char *workload, const struct psize *
 	double v[] = { p->tput.mean,	       p->tput.ci_half,		 p->scost.tau.mean / 1e3,
 		       p->scost.tau.ci_half / 1e3, (p->scost.tau.mean - p->c_ns) / 1e3, p->sblock.tau.mean / 1e3,
 		       p->sblock.tau.ci_half / 1e3 };
-	for (int i = 0; i < 7; i++) {
-		if (isfinite(v[i]))
-			snprintf(f[6 + i], 48, "%.4f", v[i]);
-		else
-			f[6 + i][0] = '\0';
-	}
+	int n = 6;
+	for (int i = 0; i < 7; i++)
+		cell(f[n++], 48, v[i], 4);
 	for (int k = 0; k < 2 + MEAS_NSRC; k++) {
-		if (isfinite(p->pred[k]))
-			snprintf(f[13 + 2 * k], 48, "%.3f", p->pred[k]);
-		else
-			f[13 + 2 * k][0] = '\0';
-		if (isfinite(p->err_pct[k]))
-			snprintf(f[14 + 2 * k], 48, "%.3f", p->err_pct[k]);
-		else
-			f[14 + 2 * k][0] = '\0';
+		cell(f[n++], 48, p->pred[k], 3);
+		cell(f[n++], 48, p->err_pct[k], 3);
+		if (k == 0)
+			cell(f[n++], 48, p->err_ci[k], 3);
 	}
-	for (int i = 0; i < 25; i++)
+	for (int i = 0; i < n; i++)
 		fp[i] = f[i];
-	csvout_row(c, fp, 25);
+	csvout_row(c, fp, (size_t)n);
 }
 
 static json_t *size_json(const struct psize *p, const struct mrun *r)
@@ -321,6 +398,10 @@ static json_t *size_json(const struct psize *p, const struct mrun *r)
 	json_object_set_new(o, "measured_msgs_per_s", jout_num(p->tput.mean));
 	json_object_set_new(o, "measured_ci95", jout_num(p->tput.ci_half));
 	json_object_set_new(o, "saturated_runs", json_integer((json_int_t)p->nsat));
+	json_t *sat = json_array();
+	for (size_t i = 0; i < p->nsat; i++)
+		json_array_append_new(sat, jout_num(p->sat_tput[i]));
+	json_object_set_new(o, "saturated_msgs_per_s", sat);
 	json_t *pred = json_object(), *err = json_object();
 	for (int k = 0; k < 2 + MEAS_NSRC; k++) {
 		json_object_set_new(pred, pred_key(k), jout_num(p->pred[k]));
@@ -328,6 +409,10 @@ static json_t *size_json(const struct psize *p, const struct mrun *r)
 	}
 	json_object_set_new(o, "predicted_msgs_per_s", pred);
 	json_object_set_new(o, "error_pct", err);
+	json_t *eci = json_object();
+	for (int k = 0; k < 2 + MEAS_NSRC; k++)
+		json_object_set_new(eci, pred_key(k), jout_num(p->err_ci[k]));
+	json_object_set_new(o, "error_ci95_pct", eci);
 	json_object_set_new(o, "tau_send_us", jout_num((p->scost.tau.mean - p->c_ns) / 1e3));
 	json_object_set_new(o, "iteration", mreport_json(&p->scost, &r->mc, &p->cost));
 	json_object_set_new(o, "blocking", mreport_json(&p->sblock, &r->mc, &p->block));
@@ -394,10 +479,14 @@ int cmd_predict(int argc, char **argv)
 		return msg_usage("predict", "--sizes is required (e.g. --sizes 1000,8000,64000)");
 	if ((po.compute_us >= 0) == (po.per_byte_ns >= 0))
 		return msg_usage("predict", "give exactly one of --compute US and --compute-per-byte NS");
-	if (r.m.ops_given && r.m.ops < 4)
-		return msg_usage("predict", "--ops must be at least 4 for the fit");
+	if (r.m.ops_given && r.m.ops < 1)
+		return msg_usage("predict", "--ops must be at least 1 (iterations per cost run)");
 	if (r.m.reps == 1)
-		return msg_usage("predict", "--reps must be at least 2 (a pair of cost runs)");
+		return msg_usage("predict", "--reps must be at least 2 (a CI needs two rounds)");
+	if (!r.m.fit)
+		return msg_usage("predict", "--no-fit does not apply: each cost is fitted from L and a null run");
+	if (r.m.reps && r.m.precision)
+		return msg_usage("predict", "--reps and --precision exclude each other");
 	for (int i = 1; i < r.m.nwargs; i++)
 		if (!strncmp(r.m.wargs[i], "--window", 8) || !strncmp(r.m.wargs[i], "--compute", 9) ||
 		    !strncmp(r.m.wargs[i], "--burst", 7) || !strncmp(r.m.wargs[i], "--size", 6))
@@ -477,27 +566,48 @@ int cmd_predict(int argc, char **argv)
 
 	unsigned reps = r.m.reps ? r.m.reps : DEFAULT_REPS;
 	if (reps % 2)
-		reps++;
+		reps++; /* whole pairs of blocking runs */
+	/* the blocking mode is context, not the result: 8 pairs of runs are enough */
+	unsigned block_rounds = r.m.precision || reps > 2 * DEFAULT_REPS ? 2 * DEFAULT_REPS : reps;
 	uint64_t deadline = r.start_ns + r.m.max_time_ns;
 	struct msg_progress prog;
-	msg_progress_start(&prog, "predicting", (double)reps * (double)n);
-	int rc = 0;
+	msg_progress_start(&prog, "predicting", r.m.precision ? 0 : (double)reps * (double)n);
+	int rc = 0, met = 0;
 	unsigned rounds = 0;
-	for (unsigned rep = 0; rep < reps && !rc; rep++) {
+	for (unsigned rep = 0; !rc && (r.m.precision || rep < reps); rep++) {
 		for (size_t j = 0; j < n && !rc; j++) {
 			struct psize *p = &ps[(j + rep / 2) % n];
 			int small = rep % 2;
-			rc = meas_run(&r.mc, &p->cost, small ? meas_small_ops(p->cost.ops) : p->cost.ops);
+			/*
+			 * The cost pair is L and a null run: the loop's cost varies
+			 * about 5 % from run to run on a VM, and a slope from L and
+			 * L/4 amplifies that, where L and a null run does not.
+			 */
+			rc = meas_run(&r.mc, &p->cost, p->cost.ops);
+			if (!rc)
+				rc = meas_run(&r.mc, &p->cost, 0);
 			if (!rc)
 				rc = saturated_run(&r, p);
-			if (!rc)
+			if (!rc && rep < block_rounds)
 				rc = meas_run(&r.mc, &p->block, small ? meas_small_ops(p->block.ops) : p->block.ops);
 			msg_progress_update(&prog, (double)rep * (double)n + (double)j + 1);
 		}
-		if (!rc)
-			rounds = rep + 1;
-		if (!rc && rep % 2 == 1 && dclock_raw_ns() >= deadline) {
-			msg_warn("--max-time ran out after %u rounds", rep + 1);
+		if (rc)
+			continue;
+		rounds = rep + 1;
+		if (r.m.precision && rounds >= 4) {
+			/* --precision: every size's error known to within P (its 95 % CI) */
+			met = 1;
+			for (size_t i = 0; i < n; i++) {
+				finish_size(&r, &ps[i]);
+				if (!(ps[i].err_ci[0] <= 100 * r.m.precision))
+					met = 0;
+			}
+			if (met)
+				break;
+		}
+		if (rep % 2 == 1 && dclock_raw_ns() >= deadline) {
+			msg_warn("--max-time ran out after %u rounds", rounds);
 			break;
 		}
 	}
@@ -506,7 +616,7 @@ int cmd_predict(int argc, char **argv)
 		st = mrun_fail(&r, rc);
 		if (rounds < 2)
 			goto out;
-		msg_warn("reporting the %u whole rounds done before the failure", rounds - rounds % 2);
+		msg_warn("reporting the %u whole rounds done before the failure", rounds);
 	}
 	size_t outliers = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -517,6 +627,8 @@ int cmd_predict(int argc, char **argv)
 	}
 	if (outliers)
 		msg_warn("%zu pairs were outliers and were left out: other work ran during them; add --reps", outliers);
+	if (r.m.precision && !met && !rc)
+		msg_warn("not every size's error was known to ±%.2f%% before --max-time", 100 * r.m.precision);
 	if (r.m.json) {
 		json_t *arr = json_array();
 		for (size_t i = 0; i < n; i++)
@@ -526,19 +638,24 @@ int cmd_predict(int argc, char **argv)
 		json_object_set_new(o, "window", json_integer((json_int_t)po.window));
 		json_object_set_new(o, "duty", json_real(po.duty));
 		json_object_set_new(o, "rounds", json_integer(rounds));
+		if (r.m.precision) {
+			json_object_set_new(o, "precision_target", json_real(r.m.precision));
+			json_object_set_new(o, "precision_met", json_boolean(met));
+		}
 		json_object_set_new(o, "peer", r.peer_note[0] ? json_string(r.peer_note) : json_null());
 		json_object_set_new(o, "sizes", arr);
 		json_object_set_new(o, "context", context_json(&r.ctx));
 		jout_print(o);
 	} else {
-		printf("displace predict %s: window %" PRIu64 ", CPU %d, %u rounds%s%s\n", r.m.workload, po.window, r.m.cpu,
-		       rounds, r.peer_note[0] ? "; " : "", r.peer_note);
+		printf("displace predict %s: window %" PRIu64 ", CPU %d, %u rounds%s%s%s\n", r.m.workload, po.window,
+		       r.m.cpu, rounds, r.m.precision ? (met ? " (precision reached)" : " (precision NOT reached)") : "",
+		       r.peer_note[0] ? "; " : "", r.peer_note);
 		print_table(ps, n, &po);
 	}
 	/* as in sweep: a plot that cannot be written is a missing resource */
 	if (r.m.plot && write_plot(r.m.plot, &r, ps, n) && !st)
 		st = EXIT_RESOURCE;
-	if (!st && r.m.strict && outliers)
+	if (!st && r.m.strict && (outliers || (r.m.precision && !met)))
 		st = EXIT_UNTRUSTED;
 out:
 	for (size_t i = 0; i < n; i++) {

@@ -163,6 +163,21 @@ int meas_pilot(struct meas_ctx *mc, struct meas_series *s, uint64_t ops, struct 
 	return rc;
 }
 
+int meas_alone(struct meas_ctx *mc, struct meas_series *s, uint64_t ops, struct put_report *rep)
+{
+	static struct exp_corun_result r;
+	static const struct cli_cpus none = { .n = 0 };
+	char bufs[4][32], *argv[96];
+	struct exp_corun_spec spec = corun_spec(mc, s, ops, bufs, argv);
+	spec.cpus = &none;
+	spec.lead_in_ns = spec.lead_out_ns = 0;
+	int rc = exp_corun(mc->env, &spec, &r, mc->err, sizeof mc->err);
+	mc->put_exit = r.put_exit;
+	if (!rc)
+		*rep = r.put;
+	return rc;
+}
+
 int meas_run(struct meas_ctx *mc, struct meas_series *s, uint64_t ops)
 {
 	static struct exp_corun_result r;

@@ -125,5 +125,10 @@ const char *meas_src_key(enum meas_src src);
  * -errno with mc->err.
  */
 int meas_pilot(struct meas_ctx *mc, struct meas_series *s, uint64_t ops, struct put_report *rep);
+/*
+ * meas_alone - run put once with no fluid anywhere (the saturated runs of
+ * predict): the PUT alone on its CPU. 0 or -errno with mc->err.
+ */
+int meas_alone(struct meas_ctx *mc, struct meas_series *s, uint64_t ops, struct put_report *rep);
 
 #endif

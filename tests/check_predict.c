@@ -46,6 +46,35 @@ static int error_matches(double err_pct, double pred, double measured)
 	return fabs(err_pct - want) <= 1e-6 * fmax(fabs(want), 1.0);
 }
 
+/*
+ * The displacement error's CI recomputed from the runs: round j pairs cost
+ * runs 2j (L) and 2j + 1 (a null run) with saturated run j; the CI is that of
+ * the ratio of paired means, mean(ns per saturated message) / mean(cost).
+ */
+static double paired_ci_from_runs(json_t *s)
+{
+	json_t *runs = json_object_get(json_object_get(s, "iteration"), "runs");
+	json_t *sat = json_object_get(s, "saturated_msgs_per_s");
+	size_t n = json_array_size(sat);
+	ck_assert_uint_eq(json_array_size(runs), 2 * n);
+	double num[8], den[8], mn = 0, md = 0, ss = 0;
+	ck_assert_uint_le(n, 8);
+	for (size_t j = 0; j < n; j++) {
+		json_t *a = json_array_get(runs, 2 * j), *b = json_array_get(runs, 2 * j + 1);
+		ck_assert_int_eq(json_integer_value(json_object_get(b, "ops")), 0);
+		double la = (double)json_integer_value(json_object_get(a, "ops"));
+		den[j] = (json_number_value(json_object_get(a, "t_put_ns")) -
+			  json_number_value(json_object_get(b, "t_put_ns"))) / la;
+		num[j] = 1e9 / json_number_value(json_array_get(sat, j));
+		mn += num[j] / (double)n;
+		md += den[j] / (double)n;
+	}
+	for (size_t j = 0; j < n; j++)
+		ss += (num[j] - mn / md * den[j]) * (num[j] - mn / md * den[j]);
+	ck_assert_uint_eq(n, 2); /* t(0.975, 1) */
+	return 100 * 12.706205 * sqrt(ss / (double)(n - 1)) / sqrt((double)n) / md;
+}
+
 /* the parsed JSON, with every size's fields checked */
 static json_t *check_json(void)
 {
@@ -65,6 +94,18 @@ static json_t *check_json(void)
 		json_t *m = json_object_get(s, "measured_msgs_per_s");
 		ck_assert_msg(json_is_number(m) && json_number_value(m) > 0, "size %zu: measured msg/s not above 0", i);
 		double measured = json_number_value(m);
+		/* pooled: every saturated run sends as many messages, so the harmonic mean of the runs */
+		json_t *sat = json_object_get(s, "saturated_msgs_per_s");
+		ck_assert_uint_eq(json_array_size(sat), 2);
+		double a = json_number_value(json_array_get(sat, 0)), b = json_number_value(json_array_get(sat, 1));
+		ck_assert_msg(a > 0 && b > 0, "size %zu: saturated runs %g and %g msg/s", i, a, b);
+		ck_assert_msg(fabs(measured - 2 / (1 / a + 1 / b)) <= 1e-6 * measured, "size %zu: measured %.10g is not pooled "
+			      "from %.10g and %.10g", i, measured, a, b);
+		json_t *eci = json_object_get(json_object_get(s, "error_ci95_pct"), "displacement");
+		ck_assert_msg(json_is_number(eci), "size %zu: no CI for the displacement error", i);
+		double want = paired_ci_from_runs(s);
+		ck_assert_msg(fabs(json_number_value(eci) - want) <= 1e-4 * fmax(want, 1e-3), "size %zu: error CI %.10g, "
+			      "from the paired runs %.10g", i, json_number_value(eci), want);
 		json_t *pred = json_object_get(s, "predicted_msgs_per_s"), *e = json_object_get(s, "error_pct");
 		ck_assert(json_is_object(pred) && json_is_object(e));
 		int available = 0;
@@ -199,6 +240,33 @@ START_TEST(test_predict_bad_input_exits_2_with_one_line)
 	tu_expect_error(2, "--sizes is required", a5);
 	char *a6[] = { d, "predict", "udp", "--sizes", "1000", "--compute", "20", NULL };
 	tu_expect_error(2, "needs a stream workload (tcp, tcp-stream or unix), not 'udp'", a6);
+	char *a7[] = { d, "predict", "tcp", "--sizes", "1000", "--compute", "20", "--reps", "4", "--precision", "2%", NULL };
+	tu_expect_error(2, "--reps and --precision exclude each other", a7);
+	char *a8[] = { d, "predict", "tcp", "--sizes", "1000", "--compute", "20", "--no-fit", NULL };
+	tu_expect_error(2, "--no-fit does not apply", a8);
+}
+END_TEST
+
+/* --precision adds rounds until every error's CI is within P: a loose P is reached in the first 4 */
+START_TEST(test_predict_precision_stops_when_reached)
+{
+	char *argv[] = { (char *)tu_bin("displace"), "predict", "tcp", "--sizes", "1000", "--compute", "20", "--messages",
+			 "300", "--ops", "600", "--run-time", "100ms", "--calib-time", "50ms", "--precision", "60%",
+			 "--max-time", "60s", "--quiet", "--json", NULL };
+	int st = tu_run(argv, out, sizeof out, err, sizeof err);
+	ck_assert_msg(st == 0, "exit %d: %s", st, err);
+	json_error_t je;
+	json_t *root = json_loads(out, 0, &je);
+	ck_assert_msg(root, "JSON: %s: %.200s", je.text, out);
+	ck_assert(json_is_true(json_object_get(root, "precision_met")));
+	ck_assert(fabs(json_number_value(json_object_get(root, "precision_target")) - 0.6) < 1e-12);
+	json_int_t rounds = json_integer_value(json_object_get(root, "rounds"));
+	ck_assert_int_ge(rounds, 4);
+	json_t *s = json_array_get(json_object_get(root, "sizes"), 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(s, "saturated_runs")), rounds);
+	double ci = json_number_value(json_object_get(json_object_get(s, "error_ci95_pct"), "displacement"));
+	ck_assert_msg(ci >= 0 && ci <= 60, "CI %g points, but the target was 60", ci);
+	json_decref(root);
 }
 END_TEST
 
@@ -222,6 +290,7 @@ Suite *predict_suite(void)
 	tcase_add_test(tc, test_predict_unwritable_plot_exits_3_after_its_table);
 	tcase_add_test(tc, test_predict_bad_input_exits_2_with_one_line);
 	tcase_add_test(tc, test_predict_peer_down_exits_3);
+	tcase_add_test(tc, test_predict_precision_stops_when_reached);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,6 +2,7 @@
 #include "calib/stats.h"
 #include "tests/suites.h"
 
+#include <errno.h>
 #include <math.h>
 
 #define EPS 1e-9
@@ -107,6 +108,28 @@ START_TEST(test_ci_half_width)
 }
 END_TEST
 
+START_TEST(test_ratio_of_paired_means)
+{
+	double r, ci;
+	/* a common drift: each pair moves together, so the ratio is exact */
+	const double n1[] = { 2, 4, 6 }, d1[] = { 1, 2, 3 };
+	ck_assert_int_eq(stats_ratio(n1, d1, 3, 0.95, &r, &ci), 0);
+	ck_assert_double_eq_tol(r, 2.0, 1e-12);
+	ck_assert_double_eq_tol(ci, 0.0, 1e-12);
+	/* by hand: R = 2.5 / 1.5; residuals -2/3, 4/3, -4/3, 2/3; sd sqrt(40/27); t(0.975, 3) = 3.182446 */
+	const double n2[] = { 1, 3, 2, 4 }, d2[] = { 1, 1, 2, 2 };
+	ck_assert_int_eq(stats_ratio(n2, d2, 4, 0.95, &r, &ci), 0);
+	ck_assert_double_eq_tol(r, 5.0 / 3.0, 1e-12);
+	ck_assert_double_eq_tol(ci, 3.182446 * sqrt(40.0 / 27.0) / 2 / 1.5, 1e-5);
+	/* one pair: a ratio, no CI; none, or a zero denominator: errors */
+	ck_assert_int_eq(stats_ratio(n2, d2, 1, 0.95, &r, &ci), 0);
+	ck_assert(isnan(ci));
+	ck_assert_int_eq(stats_ratio(n2, d2, 0, 0.95, &r, &ci), -EINVAL);
+	const double z[] = { 0, 0 };
+	ck_assert_int_eq(stats_ratio(n2, z, 2, 0.95, &r, &ci), -EDOM);
+}
+END_TEST
+
 START_TEST(test_outliers_flag_only_the_far_point)
 {
 	const double x[] = { 10.0, 10.1, 9.9, 10.05, 9.95, 14.0 };
@@ -166,6 +189,7 @@ Suite *stats_suite(void)
 	tcase_add_test(tc, test_t_cdf_inverts_quantile);
 	tcase_add_test(tc, test_norm_quantile_known_values);
 	tcase_add_test(tc, test_ci_half_width);
+	tcase_add_test(tc, test_ratio_of_paired_means);
 	tcase_add_test(tc, test_outliers_flag_only_the_far_point);
 	tcase_add_test(tc, test_linfit_recovers_line_and_errors);
 	tcase_add_test(tc, test_incbeta_symmetry_and_known);
