@@ -27,7 +27,8 @@ enum { PUT_OK = 0, PUT_FAILED = 1, PUT_USAGE = 2, PUT_RESOURCE = 3, PUT_UNAVAILA
 
 static void usage(FILE *f)
 {
-	fputs("usage: put [--cpu N] [--ops L] [--clock-resolution D [--clock-phase P]] WORKLOAD [options]\n"
+	fputs("usage: put [--cpu N] [--ops L] [--clock-resolution D [--clock-phase P]] [--op-times FILE]\n"
+	      "           WORKLOAD [options]\n"
 	      "       put --list\n"
 	      "       put serve [--listen ADDR[:PORT]] [--cpu N] ...   the peer; see 'put serve --help'\n"
 	      "\n"
@@ -35,6 +36,11 @@ static void usage(FILE *f)
 	      "WORKLOAD, runs exactly L operations (default 1; 0 = set-up and tear-down\n"
 	      "only, to measure the start-up cost), and prints one report line. It is\n"
 	      "started by 'displace measure'; run it by hand to try a workload.\n"
+	      "\n"
+	      "  --op-times FILE  run the operations one at a time and write each one's\n"
+	      "                   start and end (ns, CLOCK_MONOTONIC_RAW) to FILE, one per\n"
+	      "                   line; for benches (bench/fluid-perturbation). A pipelined\n"
+	      "                   loop (--window) is not pipelined across operations then\n"
 	      "\n"
 	      "Workloads:\n",
 	      f);
@@ -163,10 +169,25 @@ static int serve_main(int argc, char **argv, int cpu)
 	return fflush(stdout) || rc ? PUT_FAILED : PUT_OK;
 }
 
+/* --op-times: "start_ns end_ns" of each operation, one per line (CLOCK_MONOTONIC_RAW) */
+static int write_op_times(const char *path, uint64_t t0, const uint64_t *ends, uint64_t ops)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	for (uint64_t k = 0; k < ops; k++)
+		fprintf(f, "%" PRIu64 " %" PRIu64 "\n", k ? ends[k - 1] : t0, ends[k]);
+	int rc = ferror(f) ? -EIO : 0;
+	if (fclose(f) && !rc)
+		rc = -errno;
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	int cpu = -1;
 	uint64_t ops = 1, res_ns = 0, phase_ns = 0;
+	const char *op_times = NULL;
 	int i;
 	char err[512] = "";
 
@@ -192,6 +213,8 @@ int main(int argc, char **argv)
 			rc = cli_parse_duration_ns(v, &res_ns);
 		else if (!missing && (v = cli_opt_value(argc, argv, &i, "--clock-phase", &missing)))
 			rc = cli_parse_duration_ns(v, &phase_ns);
+		else if (!missing && (v = cli_opt_value(argc, argv, &i, "--op-times", &missing)))
+			op_times = v;
 		else if (!missing) {
 			fprintf(stderr, "put: unknown option '%s'; try 'put --help'\n", argv[i]);
 			return PUT_USAGE;
@@ -254,12 +277,28 @@ int main(int argc, char **argv)
 	}
 	struct acct a;
 	acct_open(&a, w->counts_children);
+	uint64_t *ends = NULL;
+	if (op_times && ops && !(ends = malloc(ops * sizeof *ends))) {
+		fprintf(stderr, "put: no memory for --op-times of %" PRIu64 " operations\n", ops);
+		return PUT_FAILED;
+	}
 
 	acct_start(&a);
 	uint64_t t0 = dclock_now_ns();
-	rc = ops ? w->run(state, ops, err, sizeof err) : 0;
+	if (ends) {
+		/* one at a time, each end time kept: for benches that compare parts of a run */
+		for (uint64_t k = 0; k < ops && !rc; k++) {
+			rc = w->run(state, 1, err, sizeof err);
+			ends[k] = dclock_now_ns();
+		}
+	} else {
+		rc = ops ? w->run(state, ops, err, sizeof err) : 0;
+	}
 	uint64_t t1 = dclock_now_ns();
 	acct_stop(&a);
+	if (ends && !rc && (rc = write_op_times(op_times, t0, ends, ops)))
+		snprintf(err, sizeof err, "cannot write --op-times '%s': %s", op_times, strerror(-rc));
+	free(ends);
 
 	if (rc) {
 		int status = w->exit_status ? w->exit_status(state) : 0;

@@ -204,5 +204,14 @@ has serve.out "serve stop reason=signal .*messages=10 " "displace serve stop lin
 expect 3 "put tcp with the peer gone" -- "$BIN/put" --ops 1 tcp --peer "$peer"
 has err "cannot connect to $peer: Connection refused" "put tcp with the peer gone"
 
+# --op-times: one "start end" line per operation, each starting where the last ended
+expect 0 "put --op-times" -- "$BIN/put" --ops 4 --op-times "$tmp/ops.txt" spin --us 50
+if [ "$(wc -l <"$tmp/ops.txt")" -eq 4 ] &&
+	awk 'NR > 1 && $1 != last { exit 1 } $2 <= $1 { exit 1 } { last = $2 }' "$tmp/ops.txt"; then ok; else
+	bad "put --op-times: not 4 chained intervals"; cat "$tmp/ops.txt" >&2
+fi
+expect 3 "put --op-times unwritable" -- "$BIN/put" --ops 1 --op-times "$tmp/no/such/dir" spin --us 10
+has err "cannot write --op-times" "put --op-times unwritable"
+
 echo "cli.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
