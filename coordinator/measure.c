@@ -401,9 +401,33 @@ void meas_summarize(const struct meas_ctx *mc, struct meas_series *s, struct mea
 			n++;
 		}
 	}
-	/* outliers (MAD test) are flagged and left out of the mean and CI */
+	/*
+	 * Outliers (MAD test) are flagged and left out of the mean and CI: an
+	 * estimate far from the others, or an excess of displacement over the
+	 * PUT's own getrusage far from the others' (other work ran on the CPU
+	 * during that pair, though the PUT itself behaved as usual; applied
+	 * when it picks out at most a quarter of the pairs).
+	 */
 	bool *flag = calloc(n ? n : 1, sizeof *flag);
 	size_t nout = flag && n >= 4 ? stats_outliers(tau, n, 3.5, flag) : 0;
+	double *excess = flag && n >= 4 ? calloc(n, sizeof *excess) : NULL;
+	bool *xflag = excess ? calloc(n, sizeof *xflag) : NULL;
+	int have_excess = xflag != NULL;
+	for (size_t i = 0; have_excess && i < n; i++) {
+		excess[i] = tau[i] - os[SRC_GETRUSAGE][i];
+		have_excess = isfinite(excess[i]);
+	}
+	/* a rare disturbance, not a heavy tail: at most a quarter of the pairs */
+	size_t nx = have_excess ? stats_outliers(excess, n, 3.5, xflag) : 0;
+	if (nx && nx <= n / 4) {
+		nout = 0;
+		for (size_t i = 0; i < n; i++) {
+			flag[i] = flag[i] || xflag[i];
+			nout += flag[i];
+		}
+	}
+	free(excess);
+	free(xflag);
 	if (nout && n - nout >= 2) {
 		size_t k = 0;
 		for (size_t i = 0; i < n; i++) {

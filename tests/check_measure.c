@@ -1,9 +1,10 @@
 /*
  * check_measure.c - displace measure end to end: spin against getrusage,
  * exec, --ops 0, bad input, and no child left behind after SIGINT or a
- * killed fluid. Tolerances hold on a noisy shared 2-CPU VM; accuracy
+ * killed fluid; and meas_summarize's outlier rules on synthetic runs. Tolerances hold on a noisy shared 2-CPU VM; accuracy
  * targets are in bench/, not here.
  */
+#include "coordinator/measure.h"
 #include "tests/suites.h"
 #include "tests/testutil.h"
 
@@ -279,6 +280,64 @@ START_TEST(test_measure_killed_fluid_stops_cleanly)
 }
 END_TEST
 
+/*
+ * Six pairs (L = 1000, L/4 = 250, start-up 2 ms) whose PUT cost per op is
+ * given, getrusage equal to it; excess_ns is added to pair j's L run only, as
+ * other work on the CPU would be.
+ */
+static void synthetic_pairs(struct meas_series *s, struct meas_run *runs, const double *tau_ns, int j,
+			    double excess_ns)
+{
+	memset(s, 0, sizeof *s);
+	memset(runs, 0, 12 * sizeof *runs);
+	for (int i = 0; i < 6; i++) {
+		for (int half = 0; half < 2; half++) {
+			struct meas_run *r = &runs[2 * i + half];
+			r->ops = half ? 250 : 1000;
+			double put = tau_ns[i] * (double)r->ops;
+			r->t_put_ns = r->t_put_robust_ns = r->t_put_raw_ns = 2e6 + put + (i == j && !half ? excess_ns : 0);
+			for (int k = 0; k < MEAS_NSRC; k++)
+				r->os_ns[k] = 2e6 + put;
+			r->cpu_t_put_ns[0] = r->t_put_ns;
+		}
+	}
+	s->runs = runs;
+	s->nruns = s->cap = 12;
+	s->ops = 1000;
+}
+
+START_TEST(test_summary_flags_a_pair_with_other_work_in_it)
+{
+	struct meas_ctx mc;
+	memset(&mc, 0, sizeof mc);
+	mc.o.fit = 1;
+	mc.o.cpus.n = 1;
+	struct meas_series s;
+	struct meas_run runs[12];
+	struct meas_summary sum;
+	/* the PUT itself varies by 3 %; getrusage follows it, so no pair is odd */
+	const double tau[] = { 100e3, 103e3, 97e3, 101e3, 99e3, 102e3 };
+	synthetic_pairs(&s, runs, tau, -1, 0);
+	meas_summarize(&mc, &s, &sum);
+	ck_assert_uint_eq(sum.outliers, 0);
+	ck_assert_uint_eq(sum.n, 6);
+	ck_assert_double_eq_tol(sum.tau.mean, 100333.333, 1e-2);
+	/* 1 ms more on the CPU in pair 3's L run: +1.33 us/op of the pair's slope, within the PUT's own spread */
+	synthetic_pairs(&s, runs, tau, 3, 1e6);
+	meas_summarize(&mc, &s, &sum);
+	ck_assert_uint_eq(sum.outliers, 1);
+	ck_assert_uint_eq(sum.n, 5);
+	ck_assert(runs[6].outlier && runs[7].outlier && !runs[0].outlier && !runs[11].outlier);
+	ck_assert_double_eq_tol(sum.tau.mean, (100e3 + 103e3 + 97e3 + 99e3 + 102e3) / 5, 1e-2);
+	/* a pair far off in tau alone is flagged as before */
+	const double odd[] = { 100e3, 100.1e3, 99.9e3, 130e3, 100e3, 100.05e3 };
+	synthetic_pairs(&s, runs, odd, -1, 0);
+	meas_summarize(&mc, &s, &sum);
+	ck_assert_uint_eq(sum.outliers, 1);
+	ck_assert(runs[6].outlier);
+}
+END_TEST
+
 Suite *measure_suite(void)
 {
 	Suite *s = suite_create("measure");
@@ -291,5 +350,8 @@ Suite *measure_suite(void)
 	tcase_add_test(tc, test_measure_sigint_leaves_no_child);
 	tcase_add_test(tc, test_measure_killed_fluid_stops_cleanly);
 	suite_add_tcase(s, tc);
+	TCase *pure = tcase_create("summary");
+	tcase_add_test(pure, test_summary_flags_a_pair_with_other_work_in_it);
+	suite_add_tcase(s, pure);
 	return s;
 }
