@@ -651,6 +651,18 @@ int cmd_predict(int argc, char **argv)
 		       r.m.cpu, rounds, r.m.precision ? (met ? " (precision reached)" : " (precision NOT reached)") : "",
 		       r.peer_note[0] ? "; " : "", r.peer_note);
 		print_table(ps, n, &po);
+		/* how far the answer is from a 2 % question, and what it would take */
+		double worst = 0;
+		for (size_t i = 0; i < n; i++)
+			if (isfinite(ps[i].err_ci[0]) && ps[i].err_ci[0] > worst)
+				worst = ps[i].err_ci[0];
+		if (!r.m.precision && worst > 1.5 && rounds >= 2) {
+			/* the rounds' sd stays; t falls towards 2 as rounds are added */
+			double t = stats_t_quantile(0.975, (double)rounds - 1), k = worst / 1.5 * 2.0 / t;
+			printf("  the errors are known to ±%.1f points at most; about %.0f rounds would make that ±1.5:\n"
+			       "  use --precision 1.5%%\n",
+			       worst, ceil((double)rounds * k * k));
+		}
 	}
 	/* as in sweep: a plot that cannot be written is a missing resource */
 	if (r.m.plot && write_plot(r.m.plot, &r, ps, n) && !st)
