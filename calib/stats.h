@@ -39,7 +39,8 @@ double stats_t_quantile(double p, double df);
  * observations, and the half-width of its CI at confidence conf by the delta
  * method (Student t on the residuals num - R den, divided by mean(den)):
  * pairing removes what the two have in common, such as a slow drift. ci_half
- * is NAN when n < 2. -EINVAL if n is 0, -EDOM if mean(den) is 0.
+ * is NAN when n < 2. -EINVAL if n is 0, -EDOM if mean(den) is 0 or either
+ * mean is not finite.
  */
 int stats_ratio(const double *num, const double *den, size_t n, double conf, double *ratio, double *ci_half);
 /* stats_ci_half - Student-t half-width of a two-sided CI of the mean: t(1-(1-conf)/2, n-1) sd/sqrt(n) */

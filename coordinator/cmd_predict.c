@@ -61,7 +61,7 @@ static void usage(FILE *f)
 	      "gives each prediction's % error against the measured throughput, with\n"
 	      "the error's 95% CI from each round's cost paired with its saturated run.\n"
 	      "The loop's cost varies some 5% from run to run on a VM: for a 2% answer\n"
-	      "use --precision 1.5% (about 4 minutes for three sizes here).\n"
+	      "use --precision 1.5% (4 to 8 minutes for three sizes here).\n"
 	      "\n"
 	      "Workloads: tcp, tcp-stream, unix (the stream workloads).\n"
 	      "\n"
@@ -83,9 +83,10 @@ static void usage(FILE *f)
 	fputs("                       (for predict: --reps default 8 rounds per size, each a\n"
 	      "                       cost pair (L and a null run: the fit) and a saturated\n"
 	      "                       run; --no-fit is refused; --precision P% adds\n"
-	      "                       rounds until every size's prediction error has a 95%\n"
-	      "                       CI within P percentage points; the blocking mode runs\n"
-	      "                       in the first 16 rounds only)\n\n",
+	      "                       rounds, 8 at least, until the error of every size's\n"
+	      "                       displacement prediction has a 95% CI within P\n"
+	      "                       percentage points; the blocking mode runs in the\n"
+	      "                       first 16 rounds only)\n\n",
 	      f);
 	fputs(mopts_help_output, f);
 	fputs("  --csv FILE           for predict: one row per size (header in README.md)\n"
@@ -160,7 +161,8 @@ struct psize {
 	double c_ns;                     /* nominal compute per iteration */
 	struct meas_series cost, block, sat;
 	double *sat_tput;                /* msg/s of each saturated run */
-	size_t nsat, satcap;
+	double *sat_share;               /* the sender's task-clock over its wall time, per saturated run */
+	size_t nsat, satcap, nunsat;     /* nunsat: runs below SAT_MIN_SHARE, left out */
 	uint64_t sat_msgs;
 	char arg_size[40], arg_window[40], arg_compute[48], arg_burst[40], arg_duty[40];
 	struct meas_summary scost, sblock;
@@ -209,8 +211,13 @@ static int saturated_run(struct mrun *r, struct psize *p)
 		if (!n)
 			return -ENOMEM;
 		p->sat_tput = n;
+		double *sh = realloc(p->sat_share, cap * sizeof *sh);
+		if (!sh)
+			return -ENOMEM;
+		p->sat_share = sh;
 		p->satcap = cap;
 	}
+	p->sat_share[p->nsat] = wall > 0 && rep.task_clock_ns.avail ? rep.task_clock_ns.v / wall : NAN;
 	p->sat_tput[p->nsat++] = wall > 0 ? (double)rep.ops / wall * 1e9 : NAN;
 	return 0;
 }
@@ -222,10 +229,32 @@ static double run_val(const struct meas_run *r, int k)
 }
 
 /*
+ * A saturated run counts when the sender had its CPU: its task-clock (steal
+ * included) at least this share of the loop's wall time. Below it, other
+ * work ran on the CPU or the sender waited for replies, and the run measured
+ * that, not the sender's saturation (unknown when task-clock is unavailable).
+ */
+#define SAT_MIN_SHARE 0.95
+
+static int saturated(const struct psize *p, size_t j)
+{
+	return !(p->sat_share[j] < SAT_MIN_SHARE);
+}
+
+/* whether round j counts: its saturated run is valid and its cost pair, if any, was not an outlier */
+static int round_kept(const struct psize *p, size_t j)
+{
+	if (!(p->sat_tput[j] > 0) || !isfinite(p->sat_tput[j]) || !saturated(p, j))
+		return 0;
+	return 2 * j >= p->cost.nruns || !p->cost.runs[2 * j].outlier;
+}
+
+/*
  * The prediction error's CI, from the rounds: round j's cost pair (runs 2j
  * and 2j + 1: L and a null run) and its saturated run were taken within a
  * second or two, so the host's slow drift moves both. The ratio of paired
- * means keeps that out of the CI (stats_ratio); outlier pairs are left out.
+ * means keeps that out of the CI (stats_ratio). The rounds are those the
+ * error itself comes from (round_kept), so the CI is that of the error shown.
  */
 static double paired_err_ci(const struct psize *p, int k)
 {
@@ -234,7 +263,7 @@ static double paired_err_ci(const struct psize *p, int k)
 	for (size_t j = 0; num && den && j < n; j++) {
 		const struct meas_run *a = &p->cost.runs[2 * j], *b = &p->cost.runs[2 * j + 1];
 		double c = a->ops > b->ops ? (run_val(a, k) - run_val(b, k)) / (double)(a->ops - b->ops) : NAN;
-		if (a->outlier || !isfinite(c) || !(c > 0) || !(p->sat_tput[j] > 0))
+		if (!round_kept(p, j) || !isfinite(c))
 			continue;
 		num[m] = 1e9 / p->sat_tput[j]; /* ns per message, saturated */
 		den[m++] = c;
@@ -252,30 +281,32 @@ static void finish_size(struct mrun *r, struct psize *p)
 	meas_summarize(&r->mc, &p->block, &p->sblock);
 	memset(&p->tput, 0, sizeof p->tput);
 	p->tput.mean = p->tput.ci_half = NAN;
-	if (p->nsat) {
-		/*
-		 * Pooled: all saturated messages over all saturated time (every
-		 * run sends the same number), the reciprocal of the mean time per
-		 * message; its CI by the delta method.
-		 */
-		double *ns = malloc(p->nsat * sizeof *ns);
-		struct stats_summary s;
-		if (ns) {
-			for (size_t i = 0; i < p->nsat; i++)
-				ns[i] = 1e9 / p->sat_tput[i];
-			if (!stats_summarize(ns, p->nsat, 0.95, &s)) {
-				p->tput.n = s.n;
-				p->tput.mean = 1e9 / s.mean;
-				p->tput.cv = s.cv;
-				p->tput.sd = p->tput.mean * s.cv;
-				p->tput.min = 1e9 / s.max;
-				p->tput.max = 1e9 / s.min;
-				p->tput.median = 1e9 / s.median;
-				p->tput.ci_half = p->tput.mean * s.ci_half / s.mean;
-			}
-			free(ns);
-		}
+	/*
+	 * Pooled: all saturated messages over all saturated time (every run
+	 * sends the same number), the reciprocal of the mean time per message,
+	 * its CI by the delta method; over the rounds whose cost pair counts,
+	 * so that the error and its CI come from the same rounds.
+	 */
+	double *ns = p->nsat ? malloc(p->nsat * sizeof *ns) : NULL;
+	size_t m = 0;
+	struct stats_summary s;
+	p->nunsat = 0;
+	for (size_t j = 0; j < p->nsat; j++)
+		p->nunsat += !saturated(p, j);
+	for (size_t j = 0; ns && j < p->nsat; j++)
+		if (round_kept(p, j))
+			ns[m++] = 1e9 / p->sat_tput[j];
+	if (m && !stats_summarize(ns, m, 0.95, &s)) {
+		p->tput.n = s.n;
+		p->tput.mean = 1e9 / s.mean;
+		p->tput.cv = s.cv;
+		p->tput.sd = p->tput.mean * s.cv;
+		p->tput.min = 1e9 / s.max;
+		p->tput.max = 1e9 / s.min;
+		p->tput.median = 1e9 / s.median;
+		p->tput.ci_half = p->tput.mean * s.ci_half / s.mean;
 	}
+	free(ns);
 	double tau[2 + MEAS_NSRC];
 	tau[0] = p->scost.tau.mean;
 	tau[1] = p->scost.tau_robust.mean;
@@ -283,8 +314,8 @@ static void finish_size(struct mrun *r, struct psize *p)
 		tau[2 + k] = p->scost.os[k].mean;
 	for (int k = 0; k < 2 + MEAS_NSRC; k++) {
 		p->pred[k] = tau[k] > 0 ? 1e9 / tau[k] : NAN;
-		p->err_pct[k] = p->nsat ? 100 * (p->pred[k] - p->tput.mean) / p->tput.mean : NAN;
-		p->err_ci[k] = paired_err_ci(p, k);
+		p->err_pct[k] = 100 * (p->pred[k] - p->tput.mean) / p->tput.mean;
+		p->err_ci[k] = isfinite(p->err_pct[k]) ? paired_err_ci(p, k) : NAN;
 	}
 }
 
@@ -311,7 +342,7 @@ static void print_table(struct psize *ps, size_t n, const struct popts *po)
 			snprintf(m, sizeof m, "%.1f ± %.1f", p->tput.mean, p->tput.ci_half);
 		else
 			snprintf(m, sizeof m, "%.1f", p->tput.mean);
-		printf("  %8" PRIu64 "  %20s", p->size, m);
+		printf("  %8" PRIu64 "  %*s", p->size, strstr(m, "±") ? 21 : 20, m);
 		for (int k = 0; k < 2 + MEAS_NSRC; k++) {
 			char cell[40];
 			if (isfinite(p->pred[k]) && isfinite(p->err_ci[k]))
@@ -321,7 +352,8 @@ static void print_table(struct psize *ps, size_t n, const struct popts *po)
 				snprintf(cell, sizeof cell, "%.0f (%+.2f%%)", p->pred[k], p->err_pct[k]);
 			else
 				snprintf(cell, sizeof cell, "n/a");
-			printf("  %22s", cell);
+			/* "±" is two bytes but one column */
+			printf("  %*s", strstr(cell, "±") ? 23 : 22, cell);
 		}
 		printf("\n");
 	}
@@ -402,6 +434,11 @@ static json_t *size_json(const struct psize *p, const struct mrun *r)
 	for (size_t i = 0; i < p->nsat; i++)
 		json_array_append_new(sat, jout_num(p->sat_tput[i]));
 	json_object_set_new(o, "saturated_msgs_per_s", sat);
+	json_t *share = json_array();
+	for (size_t i = 0; i < p->nsat; i++)
+		json_array_append_new(share, jout_num(p->sat_share[i]));
+	json_object_set_new(o, "saturated_cpu_share", share);
+	json_object_set_new(o, "saturated_runs_left_out", json_integer((json_int_t)p->nunsat));
 	json_t *pred = json_object(), *err = json_object();
 	for (int k = 0; k < 2 + MEAS_NSRC; k++) {
 		json_object_set_new(pred, pred_key(k), jout_num(p->pred[k]));
@@ -595,8 +632,12 @@ int cmd_predict(int argc, char **argv)
 		if (rc)
 			continue;
 		rounds = rep + 1;
-		if (r.m.precision && rounds >= 4) {
-			/* --precision: every size's error known to within P (its 95 % CI) */
+		if (r.m.precision && rounds >= 8 && rounds % 2 == 0) {
+			/*
+			 * --precision: every size's displacement error known to within
+			 * P (its 95 % CI); from 8 rounds on, so that the spread behind
+			 * the CI is itself known, and on whole pairs of blocking runs
+			 */
 			met = 1;
 			for (size_t i = 0; i < n; i++) {
 				finish_size(&r, &ps[i]);
@@ -627,6 +668,13 @@ int cmd_predict(int argc, char **argv)
 	}
 	if (outliers)
 		msg_warn("%zu pairs were outliers and were left out: other work ran during them; add --reps", outliers);
+	size_t unsat = 0;
+	for (size_t i = 0; i < n; i++)
+		unsat += ps[i].nunsat;
+	if (unsat)
+		msg_warn("%zu saturated runs were left out: the sender had its CPU less than %.0f%% of the time "
+			 "(other work on CPU %d, or it waited for replies: try a larger --window)",
+			 unsat, 100 * SAT_MIN_SHARE, r.m.cpu);
 	if (r.m.precision && !met && !rc)
 		msg_warn("not every size's error was known to ±%.2f%% before --max-time", 100 * r.m.precision);
 	if (r.m.json) {
@@ -667,13 +715,14 @@ int cmd_predict(int argc, char **argv)
 	/* as in sweep: a plot that cannot be written is a missing resource */
 	if (r.m.plot && write_plot(r.m.plot, &r, ps, n) && !st)
 		st = EXIT_RESOURCE;
-	if (!st && r.m.strict && (outliers || (r.m.precision && !met)))
+	if (!st && r.m.strict && (outliers || unsat || (r.m.precision && !met)))
 		st = EXIT_UNTRUSTED;
 out:
 	for (size_t i = 0; i < n; i++) {
 		meas_series_free(&ps[i].cost);
 		meas_series_free(&ps[i].block);
 		free(ps[i].sat_tput);
+		free(ps[i].sat_share);
 	}
 	free(ps);
 	csvout_close(&csv);

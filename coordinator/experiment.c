@@ -251,16 +251,20 @@ static void on_put_done(struct child *c)
 	struct corun *cr = c->data;
 	cr->put_done = 1;
 	cr->r->put_exit_ns = c->exit_ns;
-	if (cr->e->interrupted)
+	if (cr->e->interrupted) {
+		stop_fluids(cr); /* and the limit timer, or the loop would wait for it */
 		return;
+	}
 	uv_timer_start(&cr->lead, on_lead_out, cr->s->lead_out_ns / 1000000, 0);
 }
 
 static void on_lead_in(uv_timer_t *t)
 {
 	struct corun *cr = t->data;
-	if (cr->e->interrupted)
+	if (cr->e->interrupted) {
+		stop_fluids(cr);
 		return;
+	}
 	cr->r->put_spawn_ns = dclock_raw_ns();
 	int rc = child_spawn(&cr->e->loop, &cr->put, "put", cr->put_argv, on_put_done, cr);
 	if (rc) {

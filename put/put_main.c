@@ -38,9 +38,11 @@ static void usage(FILE *f)
 	      "started by 'displace measure'; run it by hand to try a workload.\n"
 	      "\n"
 	      "  --op-times FILE  run the operations one at a time and write each one's\n"
-	      "                   start and end (ns, CLOCK_MONOTONIC_RAW) to FILE, one per\n"
-	      "                   line; for benches (bench/fluid-perturbation). A pipelined\n"
-	      "                   loop (--window) is not pipelined across operations then\n"
+	      "                   start and end (ns, CLOCK_MONOTONIC_RAW, quantised under\n"
+	      "                   --clock-resolution) to FILE, one per line; at most 1e8\n"
+	      "                   operations; for benches (bench/fluid-perturbation). A\n"
+	      "                   pipelined loop (--window) is not pipelined across\n"
+	      "                   operations then\n"
 	      "\n"
 	      "Workloads:\n",
 	      f);
@@ -169,12 +171,12 @@ static int serve_main(int argc, char **argv, int cpu)
 	return fflush(stdout) || rc ? PUT_FAILED : PUT_OK;
 }
 
-/* --op-times: "start_ns end_ns" of each operation, one per line (CLOCK_MONOTONIC_RAW) */
-static int write_op_times(const char *path, uint64_t t0, const uint64_t *ends, uint64_t ops)
+/* --op-times: at most this many operations (8 bytes each in memory until the end) */
+#define OP_TIMES_MAX 100000000ull
+
+/* --op-times: "start_ns end_ns" of each operation, one per line; closes f */
+static int write_op_times(FILE *f, uint64_t t0, const uint64_t *ends, uint64_t ops)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return -errno;
 	for (uint64_t k = 0; k < ops; k++)
 		fprintf(f, "%" PRIu64 " %" PRIu64 "\n", k ? ends[k - 1] : t0, ends[k]);
 	int rc = ferror(f) ? -EIO : 0;
@@ -232,6 +234,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "put: no workload given; try 'put --help'\n");
 		return PUT_USAGE;
 	}
+	if (op_times && ops > OP_TIMES_MAX) {
+		fprintf(stderr, "put: --op-times keeps at most %llu operations\n", OP_TIMES_MAX);
+		return PUT_USAGE;
+	}
 	if (!strcmp(argv[i], "serve"))
 		return serve_main(argc - i, argv + i, cpu);
 	if (dclock_set_resolution(res_ns, phase_ns)) {
@@ -275,13 +281,29 @@ int main(int argc, char **argv)
 			w->teardown(state);
 		return exit_for(-rc);
 	}
+	/* --op-times: the file opened and the memory taken before the run, so neither fails after it */
+	uint64_t *ends = NULL;
+	FILE *times = NULL;
+	if (op_times) {
+		int e = 0;
+		if (!(times = fopen(op_times, "w"))) {
+			e = errno;
+			snprintf(err, sizeof err, "cannot write --op-times '%s': %s", op_times, strerror(e));
+		} else if (ops && !(ends = calloc(ops, sizeof *ends))) {
+			e = ENOMEM;
+			snprintf(err, sizeof err, "no memory for --op-times of %" PRIu64 " operations", ops);
+		}
+		if (e) {
+			fprintf(stderr, "put: %s\n", err);
+			if (times)
+				fclose(times);
+			if (w->teardown)
+				w->teardown(state);
+			return exit_for(e);
+		}
+	}
 	struct acct a;
 	acct_open(&a, w->counts_children);
-	uint64_t *ends = NULL;
-	if (op_times && ops && !(ends = malloc(ops * sizeof *ends))) {
-		fprintf(stderr, "put: no memory for --op-times of %" PRIu64 " operations\n", ops);
-		return PUT_FAILED;
-	}
 
 	acct_start(&a);
 	uint64_t t0 = dclock_now_ns();
@@ -296,8 +318,11 @@ int main(int argc, char **argv)
 	}
 	uint64_t t1 = dclock_now_ns();
 	acct_stop(&a);
-	if (ends && !rc && (rc = write_op_times(op_times, t0, ends, ops)))
-		snprintf(err, sizeof err, "cannot write --op-times '%s': %s", op_times, strerror(-rc));
+	if (times) {
+		int wrc = write_op_times(times, t0, ends, rc ? 0 : ops);
+		if (!rc && (rc = wrc))
+			snprintf(err, sizeof err, "cannot write --op-times '%s': %s", op_times, strerror(-rc));
+	}
 	free(ends);
 
 	if (rc) {

@@ -212,6 +212,8 @@ if [ "$(wc -l <"$tmp/ops.txt")" -eq 4 ] &&
 fi
 expect 3 "put --op-times unwritable" -- "$BIN/put" --ops 1 --op-times "$tmp/no/such/dir" spin --us 10
 has err "cannot write --op-times" "put --op-times unwritable"
+expect 2 "put --op-times too many" -- "$BIN/put" --op-times "$tmp/ops.txt" --ops 2305843009213693953 spin --us 1
+has err "at most 100000000 operations" "put --op-times too many"
 
 echo "cli.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
