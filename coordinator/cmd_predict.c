@@ -380,15 +380,6 @@ static void print_table(struct psize *ps, size_t n, const struct popts *po)
 	"err_displacement_ci95_pct,pred_drift_robust,err_drift_robust_pct,pred_getrusage,err_getrusage_pct,pred_task_clock,"                \
 	"err_task_clock_pct,pred_schedstat,err_schedstat_pct,pred_procstat,err_procstat_pct"
 
-/* v with the given decimals, or an empty cell when it is not a number */
-static void cell(char *buf, size_t len, double v, int decimals)
-{
-	if (isfinite(v))
-		snprintf(buf, len, "%.*f", decimals, v);
-	else
-		buf[0] = '\0';
-}
-
 #define PREDICT_CSV_COLS 26
 
 static void csv_row(struct csvout *c, const char *workload, const struct psize *p, const struct popts *po,
@@ -410,12 +401,12 @@ static void csv_row(struct csvout *c, const char *workload, const struct psize *
 		       p->sblock.tau.ci_half / 1e3 };
 	int n = 6;
 	for (int i = 0; i < 7; i++)
-		cell(f[n++], 48, v[i], 4);
+		csvout_num(f[n++], 48, v[i], 4);
 	for (int k = 0; k < 2 + MEAS_NSRC; k++) {
-		cell(f[n++], 48, p->pred[k], 3);
-		cell(f[n++], 48, p->err_pct[k], 3);
+		csvout_num(f[n++], 48, p->pred[k], 3);
+		csvout_num(f[n++], 48, p->err_pct[k], 3);
 		if (k == 0)
-			cell(f[n++], 48, p->err_ci[k], 3);
+			csvout_num(f[n++], 48, p->err_ci[k], 3);
 	}
 	for (int i = 0; i < n; i++)
 		fp[i] = f[i];

@@ -3,6 +3,8 @@
 #include "calib/csvio.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,4 +51,12 @@ void csvout_close(struct csvout *c)
 	if (c->f)
 		fclose(c->f);
 	c->f = NULL;
+}
+
+void csvout_num(char *buf, size_t len, double v, int decimals)
+{
+	if (isfinite(v))
+		snprintf(buf, len, "%.*f", decimals, v);
+	else if (len)
+		buf[0] = '\0';
 }

@@ -18,6 +18,8 @@ struct csvout {
 int csvout_open(struct csvout *c, const char *path, const char *header);
 /* csvout_row - one row through libcsv, flushed at once. 0 or -errno */
 int csvout_row(struct csvout *c, const char *const *fields, size_t n);
+/* csvout_num - v with the given decimals into buf, or an empty cell when v is not a number */
+void csvout_num(char *buf, size_t len, double v, int decimals);
 /* csvout_close - close the file (safe on an unopened csvout) */
 void csvout_close(struct csvout *c);
 

@@ -232,14 +232,6 @@ json_t *mreport_json(const struct meas_summary *s, const struct meas_ctx *mc, co
 	return o;
 }
 
-static void num(char *buf, size_t len, double v, int decimals)
-{
-	if (isfinite(v))
-		snprintf(buf, len, "%.*f", decimals, v);
-	else
-		buf[0] = '\0';
-}
-
 static void iso_now(char *buf, size_t len)
 {
 	time_t t = time(NULL);
@@ -286,20 +278,20 @@ int mreport_csv_run(struct csvout *c, const char *command, const struct meas_ctx
 	snprintf(cols[8], 64, "%" PRIu64, r->ops);
 	snprintf(cols[9], 64, "%zu", i + 1);
 	if (l > 0) {
-		num(cols[10], 64, r->t_put_ns / l / 1e3, 6);
-		num(cols[11], 64, r->t_put_robust_ns / l / 1e3, 6);
+		csvout_num(cols[10], 64, r->t_put_ns / l / 1e3, 6);
+		csvout_num(cols[11], 64, r->t_put_robust_ns / l / 1e3, 6);
 		for (int k = 0; k < MEAS_NSRC; k++)
-			num(cols[12 + k], 64, r->os_ns[k] / l / 1e3, 6);
-		num(cols[20], 64, r->res_ns / l / 1e3, 6);
-		num(cols[22], 64, r->drift_ns / l / 1e3, 6);
-		num(cols[23], 64, r->calib_ns / l / 1e3, 6);
-		num(cols[24], 64, r->cache_ns / l / 1e3, 6);
+			csvout_num(cols[12 + k], 64, r->os_ns[k] / l / 1e3, 6);
+		csvout_num(cols[20], 64, r->res_ns / l / 1e3, 6);
+		csvout_num(cols[22], 64, r->drift_ns / l / 1e3, 6);
+		csvout_num(cols[23], 64, r->calib_ns / l / 1e3, 6);
+		csvout_num(cols[24], 64, r->cache_ns / l / 1e3, 6);
 	}
-	num(cols[25], 64, r->tau_f_ns, 6);
-	num(cols[26], 64, r->tau0_ns, 6);
-	num(cols[27], 64, r->t2_ns, 0);
-	num(cols[28], 64, r->l2, 0);
-	num(cols[29], 64, r->t_put_ns, 0);
+	csvout_num(cols[25], 64, r->tau_f_ns, 6);
+	csvout_num(cols[26], 64, r->tau0_ns, 6);
+	csvout_num(cols[27], 64, r->t2_ns, 0);
+	csvout_num(cols[28], 64, r->l2, 0);
+	csvout_num(cols[29], 64, r->t_put_ns, 0);
 	return write_row(c, cols, args);
 }
 
@@ -310,20 +302,20 @@ int mreport_csv_summary(struct csvout *c, const char *command, const struct meas
 	common_cols(cols, "summary", command, mc, s);
 	mreport_args_text(s, args, sizeof args);
 	snprintf(cols[8], 64, "%" PRIu64, sum->ops);
-	num(cols[10], 64, sum->tau.mean / 1e3, 6);
-	num(cols[11], 64, sum->tau_robust.mean / 1e3, 6);
+	csvout_num(cols[10], 64, sum->tau.mean / 1e3, 6);
+	csvout_num(cols[11], 64, sum->tau_robust.mean / 1e3, 6);
 	for (int k = 0; k < MEAS_NSRC; k++)
-		num(cols[12 + k], 64, sum->os[k].mean / 1e3, 6);
-	num(cols[16], 64, sum->tau.ci_half / 1e3, 6);
+		csvout_num(cols[12 + k], 64, sum->os[k].mean / 1e3, 6);
+	csvout_num(cols[16], 64, sum->tau.ci_half / 1e3, 6);
 	snprintf(cols[17], 64, "%zu", sum->n);
 	snprintf(cols[18], 64, "%zu", sum->outliers);
-	num(cols[19], 64, sum->startup_ns / 1e3, 6);
-	num(cols[20], 64, sum->e_res_ns / 1e3, 6);
-	num(cols[21], 64, sum->e_start_ns / 1e3, 6);
-	num(cols[22], 64, sum->e_drift_ns / 1e3, 6);
-	num(cols[23], 64, sum->e_calib_ns / 1e3, 6);
-	num(cols[24], 64, sum->e_cache_ns / 1e3, 6);
-	num(cols[25], 64, sum->tau_f_ns, 6);
-	num(cols[26], 64, sum->tau0_ns, 6);
+	csvout_num(cols[19], 64, sum->startup_ns / 1e3, 6);
+	csvout_num(cols[20], 64, sum->e_res_ns / 1e3, 6);
+	csvout_num(cols[21], 64, sum->e_start_ns / 1e3, 6);
+	csvout_num(cols[22], 64, sum->e_drift_ns / 1e3, 6);
+	csvout_num(cols[23], 64, sum->e_calib_ns / 1e3, 6);
+	csvout_num(cols[24], 64, sum->e_cache_ns / 1e3, 6);
+	csvout_num(cols[25], 64, sum->tau_f_ns, 6);
+	csvout_num(cols[26], 64, sum->tau0_ns, 6);
 	return write_row(c, cols, args);
 }

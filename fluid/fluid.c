@@ -47,11 +47,13 @@ static void usage(FILE *f)
 {
 	fputs("usage: fluid [--cpu N] [--sched idle|nice|normal] [--seconds DUR]\n"
 	      "             [--chunk-loops N] [--clock-resolution DUR [--clock-phase DUR]]\n"
+	      "             [--yield-every N]\n"
 	      "\n"
 	      "The displacement fluid: pins itself to CPU N, takes the scheduling class\n"
 	      "(default idle, i.e. SCHED_IDLE), and spins in chunks of N loops (default\n"
 	      "1000) until SIGINT, SIGTERM or SIGUSR1, EOF on a piped stdin, or DUR has\n"
 	      "passed. It then prints one report line of key=value fields on stdout.\n"
+	      "--yield-every N calls sched_yield after every N chunks (default 0: never).\n"
 	      "It dies with its parent. It is started by 'displace'; run it by hand only\n"
 	      "to inspect the loop.\n",
 	      f);
@@ -189,12 +191,18 @@ int main(int argc, char **argv)
 	uint64_t raw_start = dclock_raw_ns(), raw_prev = raw_start;
 	uint64_t start = dclock_quantise_ns(raw_start), prev = start;
 	uint64_t deadline = a.run_ns ? raw_start + a.run_ns : UINT64_MAX;
+	uint64_t until_yield = a.yield_every;
 	for (;;) {
 		x = spin_loops(a.chunk_loops, x);
 		raw_prev = dclock_raw_ns();
 		uint64_t t = dclock_quantise_ns(raw_prev);
 		chunkstat_add(&cs, t - prev);
 		prev = t;
+		if (until_yield && !--until_yield) {
+			/* the yield's time falls in the next chunk, with whatever ran in it */
+			sched_yield();
+			until_yield = a.yield_every;
+		}
 		if (stop_signal)
 			break;
 		if (raw_prev >= deadline) {

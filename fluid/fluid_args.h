@@ -14,6 +14,7 @@ struct fluid_args {
 	uint64_t chunk_loops;
 	uint64_t clock_res_ns;   /* 0: the real clock */
 	uint64_t clock_phase_ns;
+	uint64_t yield_every;    /* chunks between sched_yield calls; 0: never */
 	int help;
 };
 

@@ -41,6 +41,9 @@ START_TEST(test_fluid_args_defaults_and_values)
 	ck_assert_int_eq(parse(&a, err, "--clock-resolution", "1ms", "--clock-phase", "300us", NULL), 0);
 	ck_assert_uint_eq(a.clock_res_ns, 1000000u);
 	ck_assert_uint_eq(a.clock_phase_ns, 300000u);
+	ck_assert_uint_eq(a.yield_every, 0);
+	ck_assert_int_eq(parse(&a, err, "--yield-every", "16", NULL), 0);
+	ck_assert_uint_eq(a.yield_every, 16);
 }
 END_TEST
 
@@ -59,6 +62,8 @@ START_TEST(test_fluid_args_reject_bad_values)
 	ck_assert_int_ne(parse(&a, err, "--bogus", NULL), 0);
 	ck_assert_ptr_nonnull(strstr(err, "--bogus"));
 	ck_assert_int_ne(parse(&a, err, "--clock-resolution", "1ms", "--clock-phase", "2ms", NULL), 0);
+	ck_assert_int_ne(parse(&a, err, "--yield-every", "-1", NULL), 0);
+	ck_assert_ptr_nonnull(strstr(err, "--yield-every"));
 }
 END_TEST
 
