@@ -337,8 +337,10 @@ static void print_table(struct psize *ps, size_t n, const struct popts *po)
 	for (size_t i = 0; i < n; i++) {
 		struct psize *p = &ps[i];
 		char m[48];
-		/* no CI (one run) is shown as none, never as ± 0 */
-		if (isfinite(p->tput.ci_half))
+		/* no CI (one run) is shown as none, never as ± 0; no saturated run kept as n/a */
+		if (!isfinite(p->tput.mean))
+			snprintf(m, sizeof m, "n/a");
+		else if (isfinite(p->tput.ci_half))
 			snprintf(m, sizeof m, "%.1f ± %.1f", p->tput.mean, p->tput.ci_half);
 		else
 			snprintf(m, sizeof m, "%.1f", p->tput.mean);
