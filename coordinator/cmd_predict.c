@@ -155,13 +155,17 @@ static int on_extra(int id, const char *v, void *ctx, char *err, size_t errlen)
 	return rc;
 }
 
+/* one saturated run: msg/s, and the sender's task-clock over the loop's wall time */
+struct satrun {
+	double tput, share;
+};
+
 /* One size: the cost series, the blocking series, and the saturated throughputs. */
 struct psize {
 	uint64_t size;
 	double c_ns;                     /* nominal compute per iteration */
 	struct meas_series cost, block, sat;
-	double *sat_tput;                /* msg/s of each saturated run */
-	double *sat_share;               /* the sender's task-clock over its wall time, per saturated run */
+	struct satrun *sat_runs;         /* every saturated run, in round order */
 	size_t nsat, satcap, nunsat;     /* nunsat: runs below SAT_MIN_SHARE, left out */
 	uint64_t sat_msgs;
 	char arg_size[40], arg_window[40], arg_compute[48], arg_burst[40], arg_duty[40];
@@ -207,18 +211,16 @@ static int saturated_run(struct mrun *r, struct psize *p)
 	double wall = (double)(rep.end_ns - rep.start_ns);
 	if (p->nsat == p->satcap) {
 		size_t cap = p->satcap ? p->satcap * 2 : 16;
-		double *n = realloc(p->sat_tput, cap * sizeof *n);
+		struct satrun *n = realloc(p->sat_runs, cap * sizeof *n);
 		if (!n)
 			return -ENOMEM;
-		p->sat_tput = n;
-		double *sh = realloc(p->sat_share, cap * sizeof *sh);
-		if (!sh)
-			return -ENOMEM;
-		p->sat_share = sh;
+		p->sat_runs = n;
 		p->satcap = cap;
 	}
-	p->sat_share[p->nsat] = wall > 0 && rep.task_clock_ns.avail ? rep.task_clock_ns.v / wall : NAN;
-	p->sat_tput[p->nsat++] = wall > 0 ? (double)rep.ops / wall * 1e9 : NAN;
+	p->sat_runs[p->nsat++] = (struct satrun){
+		.tput = wall > 0 ? (double)rep.ops / wall * 1e9 : NAN,
+		.share = wall > 0 && rep.task_clock_ns.avail ? rep.task_clock_ns.v / wall : NAN,
+	};
 	return 0;
 }
 
@@ -238,13 +240,13 @@ static double run_val(const struct meas_run *r, int k)
 
 static int saturated(const struct psize *p, size_t j)
 {
-	return !(p->sat_share[j] < SAT_MIN_SHARE);
+	return !(p->sat_runs[j].share < SAT_MIN_SHARE);
 }
 
 /* whether round j counts: its saturated run is valid and its cost pair, if any, was not an outlier */
 static int round_kept(const struct psize *p, size_t j)
 {
-	if (!(p->sat_tput[j] > 0) || !isfinite(p->sat_tput[j]) || !saturated(p, j))
+	if (!(p->sat_runs[j].tput > 0) || !isfinite(p->sat_runs[j].tput) || !saturated(p, j))
 		return 0;
 	return 2 * j >= p->cost.nruns || !p->cost.runs[2 * j].outlier;
 }
@@ -265,7 +267,7 @@ static double paired_err_ci(const struct psize *p, int k)
 		double c = a->ops > b->ops ? (run_val(a, k) - run_val(b, k)) / (double)(a->ops - b->ops) : NAN;
 		if (!round_kept(p, j) || !isfinite(c))
 			continue;
-		num[m] = 1e9 / p->sat_tput[j]; /* ns per message, saturated */
+		num[m] = 1e9 / p->sat_runs[j].tput; /* ns per message, saturated */
 		den[m++] = c;
 	}
 	if (!num || !den || stats_ratio(num, den, m, 0.95, &ratio, &ci))
@@ -295,7 +297,7 @@ static void finish_size(struct mrun *r, struct psize *p)
 		p->nunsat += !saturated(p, j);
 	for (size_t j = 0; ns && j < p->nsat; j++)
 		if (round_kept(p, j))
-			ns[m++] = 1e9 / p->sat_tput[j];
+			ns[m++] = 1e9 / p->sat_runs[j].tput;
 	if (m && !stats_summarize(ns, m, 0.95, &s)) {
 		p->tput.n = s.n;
 		p->tput.mean = 1e9 / s.mean;
@@ -425,11 +427,11 @@ static json_t *size_json(const struct psize *p, const struct mrun *r)
 	json_object_set_new(o, "saturated_runs", json_integer((json_int_t)p->nsat));
 	json_t *sat = json_array();
 	for (size_t i = 0; i < p->nsat; i++)
-		json_array_append_new(sat, jout_num(p->sat_tput[i]));
+		json_array_append_new(sat, jout_num(p->sat_runs[i].tput));
 	json_object_set_new(o, "saturated_msgs_per_s", sat);
 	json_t *share = json_array();
 	for (size_t i = 0; i < p->nsat; i++)
-		json_array_append_new(share, jout_num(p->sat_share[i]));
+		json_array_append_new(share, jout_num(p->sat_runs[i].share));
 	json_object_set_new(o, "saturated_cpu_share", share);
 	json_object_set_new(o, "saturated_runs_left_out", json_integer((json_int_t)p->nunsat));
 	json_t *pred = json_object(), *err = json_object();
@@ -714,8 +716,7 @@ out:
 	for (size_t i = 0; i < n; i++) {
 		meas_series_free(&ps[i].cost);
 		meas_series_free(&ps[i].block);
-		free(ps[i].sat_tput);
-		free(ps[i].sat_share);
+		free(ps[i].sat_runs);
 	}
 	free(ps);
 	csvout_close(&csv);

@@ -146,16 +146,17 @@ static double procstat_sys_ns(const struct exp_corun_result *r, int cpu)
 	return (double)(t1 - t0) * 1e9 / (double)hz;
 }
 
-int meas_pilot(struct meas_ctx *mc, struct meas_series *s, uint64_t ops, struct put_report *rep)
+/* one put run, not counted: beside the fluids, or (alone) with none anywhere */
+static int run_once(struct meas_ctx *mc, struct meas_series *s, uint64_t ops, int alone, struct put_report *rep)
 {
 	static struct exp_corun_result r;
+	static const struct cli_cpus none = { .n = 0 };
 	char bufs[4][32], *argv[96];
-	/*
-	 * Beside the fluids, as in the real runs: on a VM an idle vCPU halts,
-	 * and waking it can make an operation many times slower than when the
-	 * fluid keeps the CPU busy.
-	 */
 	struct exp_corun_spec spec = corun_spec(mc, s, ops, bufs, argv);
+	if (alone) {
+		spec.cpus = &none;
+		spec.lead_in_ns = spec.lead_out_ns = 0;
+	}
 	int rc = exp_corun(mc->env, &spec, &r, mc->err, sizeof mc->err);
 	mc->put_exit = r.put_exit;
 	if (!rc)
@@ -163,19 +164,19 @@ int meas_pilot(struct meas_ctx *mc, struct meas_series *s, uint64_t ops, struct 
 	return rc;
 }
 
+int meas_pilot(struct meas_ctx *mc, struct meas_series *s, uint64_t ops, struct put_report *rep)
+{
+	/*
+	 * Beside the fluids, as in the real runs: on a VM an idle vCPU halts,
+	 * and waking it can make an operation many times slower than when the
+	 * fluid keeps the CPU busy.
+	 */
+	return run_once(mc, s, ops, 0, rep);
+}
+
 int meas_alone(struct meas_ctx *mc, struct meas_series *s, uint64_t ops, struct put_report *rep)
 {
-	static struct exp_corun_result r;
-	static const struct cli_cpus none = { .n = 0 };
-	char bufs[4][32], *argv[96];
-	struct exp_corun_spec spec = corun_spec(mc, s, ops, bufs, argv);
-	spec.cpus = &none;
-	spec.lead_in_ns = spec.lead_out_ns = 0;
-	int rc = exp_corun(mc->env, &spec, &r, mc->err, sizeof mc->err);
-	mc->put_exit = r.put_exit;
-	if (!rc)
-		*rep = r.put;
-	return rc;
+	return run_once(mc, s, ops, 1, rep);
 }
 
 int meas_run(struct meas_ctx *mc, struct meas_series *s, uint64_t ops)
