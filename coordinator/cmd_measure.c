@@ -187,6 +187,8 @@ int cmd_measure(int argc, char **argv)
 			 100 * sum.tau.ci_half / fabs(sum.tau.mean));
 		untrusted = 1;
 	}
+	if (mrun_warn_busy(&r, (const struct meas_summary *const[]){ &sum }, 1))
+		untrusted = 1;
 	if (sum.cmd_status > 0)
 		msg_warn("the command exited with status %d in some runs", sum.cmd_status);
 	if (isfinite(sum.tau.mean) && sum.tau.mean <= 0) {

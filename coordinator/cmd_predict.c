@@ -314,8 +314,14 @@ static void finish_size(struct mrun *r, struct psize *p)
 	tau[1] = p->scost.tau_robust.mean;
 	for (int k = 0; k < MEAS_NSRC; k++)
 		tau[2 + k] = p->scost.os[k].mean;
+	/*
+	 * An iteration computes c, so a displacement below c is no measurement:
+	 * the fluid did not get the idle time (another process held the CPU).
+	 * No prediction from it. The OS sources stay as they are: /proc/stat
+	 * leaves out user time, and showing that is its point.
+	 */
 	for (int k = 0; k < 2 + MEAS_NSRC; k++) {
-		p->pred[k] = tau[k] > 0 ? 1e9 / tau[k] : NAN;
+		p->pred[k] = tau[k] > 0 && (k >= 2 || tau[k] >= p->c_ns) ? 1e9 / tau[k] : NAN;
 		p->err_pct[k] = 100 * (p->pred[k] - p->tput.mean) / p->tput.mean;
 		p->err_ci[k] = isfinite(p->err_pct[k]) ? paired_err_ci(p, k) : NAN;
 	}
@@ -352,8 +358,11 @@ static void print_table(struct psize *ps, size_t n, const struct popts *po)
 			if (isfinite(p->pred[k]) && isfinite(p->err_ci[k]))
 				snprintf(cell, sizeof cell, "%.0f (%+.1f ± %.1f%%)", p->pred[k], p->err_pct[k],
 					 p->err_ci[k]);
-			else if (isfinite(p->pred[k]))
+			else if (isfinite(p->pred[k]) && isfinite(p->err_pct[k]))
 				snprintf(cell, sizeof cell, "%.0f (%+.2f%%)", p->pred[k], p->err_pct[k]);
+			else if (isfinite(p->pred[k]))
+				/* nothing measured to compare with: the prediction alone */
+				snprintf(cell, sizeof cell, "%.0f", p->pred[k]);
 			else
 				snprintf(cell, sizeof cell, "n/a");
 			/* "±" is two bytes but one column */
@@ -670,6 +679,22 @@ int cmd_predict(int argc, char **argv)
 		msg_warn("%zu saturated runs were left out: the sender had its CPU less than %.0f%% of the time "
 			 "(other work on CPU %d, or it waited for replies: try a larger --window)",
 			 unsat, 100 * SAT_MIN_SHARE, r.m.cpu);
+	const struct meas_summary **sp = calloc(2 * n, sizeof *sp);
+	for (size_t i = 0; sp && i < n; i++) {
+		sp[2 * i] = &ps[i].scost;
+		sp[2 * i + 1] = &ps[i].sblock;
+	}
+	int host_busy = sp && mrun_warn_busy(&r, sp, 2 * n);
+	free(sp);
+	size_t below_c = 0;
+	for (size_t i = 0; i < n; i++)
+		if (ps[i].scost.tau.mean < ps[i].c_ns) {
+			below_c++;
+			msg_warn("%" PRIu64 " B: displacement gives %.2f µs per iteration, less than the %.2f µs it "
+				 "computes: the fluid did not get CPU %d's idle time (another process held it?); "
+				 "no prediction",
+				 ps[i].size, ps[i].scost.tau.mean / 1e3, ps[i].c_ns / 1e3, r.m.cpu);
+		}
 	if (r.m.precision && !met && !rc)
 		msg_warn("not every size's error was known to ±%.2f%% before --max-time", 100 * r.m.precision);
 	if (r.m.json) {
@@ -710,7 +735,7 @@ int cmd_predict(int argc, char **argv)
 	/* as in sweep: a plot that cannot be written is a missing resource */
 	if (r.m.plot && write_plot(r.m.plot, &r, ps, n) && !st)
 		st = EXIT_RESOURCE;
-	if (!st && r.m.strict && (outliers || unsat || (r.m.precision && !met)))
+	if (!st && r.m.strict && (outliers || unsat || below_c || host_busy || (r.m.precision && !met)))
 		st = EXIT_UNTRUSTED;
 out:
 	for (size_t i = 0; i < n; i++) {

@@ -252,6 +252,11 @@ int cmd_sweep(int argc, char **argv)
 		msg_warn("%zu pairs were outliers and were left out: other work ran during them; sweep on a quiet host or "
 			 "add --reps",
 			 outliers);
+	const struct meas_summary **sp = calloc(n, sizeof *sp);
+	for (size_t i = 0; sp && i < n; i++)
+		sp[i] = &sum[i];
+	int busy = sp && mrun_warn_busy(&r, sp, n);
+	free(sp);
 	if (r.m.precision && !met)
 		msg_warn("not every size reached ±%.2f%% before --max-time", 100 * r.m.precision);
 	if (r.m.json) {
@@ -274,7 +279,7 @@ int cmd_sweep(int argc, char **argv)
 	}
 	if (r.m.plot && write_plot(r.m.plot, &r, ser, sum, n))
 		st = EXIT_RESOURCE;
-	if (r.m.strict && (outliers || (r.m.precision && !met)))
+	if (r.m.strict && (outliers || busy || (r.m.precision && !met)))
 		st = EXIT_UNTRUSTED;
 out:
 	for (size_t i = 0; i < n; i++)

@@ -281,6 +281,24 @@ START_TEST(test_measure_killed_fluid_stops_cleanly)
 END_TEST
 
 /*
+ * A normal-class process spinning on the measured CPU leaves the SCHED_IDLE
+ * fluid nothing, in the calibrations as in the runs: measure must say that
+ * another process held the CPU, and call the result untrustworthy (exit 5)
+ * under --strict, not print the hog's work as the PUT's cost.
+ */
+START_TEST(test_measure_says_when_another_process_holds_the_cpu)
+{
+	pid_t hog = tu_start_hog(0);
+	char *argv[] = { (char *)tu_bin("displace"), "measure", "spin", "--us", "200", "--reps", "4", "--run-time",
+			 "200ms", "--calib-time", "100ms", "--strict", NULL };
+	int st = tu_run(argv, out, sizeof out, err, sizeof err);
+	tu_stop_hog(hog);
+	ck_assert_msg(st == 5, "exit %d: %s", st, err);
+	ck_assert_msg(strstr(err, "of CPU 0: another process held it"), "%s", err);
+}
+END_TEST
+
+/*
  * Eight pairs (L = 1000, L/4 = 250, start-up 2 ms) whose PUT cost per op is
  * tau_ns[i]; getrusage is 0.07 to 0.13 % below it, as the hidden work of a
  * quiet CPU would leave it; extra_ns[i] is added to pair i's L run only, as
@@ -377,6 +395,7 @@ Suite *measure_suite(void)
 	tcase_add_test(tc, test_measure_bad_input_exit_codes);
 	tcase_add_test(tc, test_measure_sigint_leaves_no_child);
 	tcase_add_test(tc, test_measure_killed_fluid_stops_cleanly);
+	tcase_add_test(tc, test_measure_says_when_another_process_holds_the_cpu);
 	suite_add_tcase(s, tc);
 	TCase *pure = tcase_create("summary");
 	tcase_add_test(pure, test_summary_flags_a_pair_with_other_work_in_it);

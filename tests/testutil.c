@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <poll.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +34,29 @@ int tu_wait(pid_t pid)
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st);
 	return 128 + WTERMSIG(st);
+}
+
+pid_t tu_start_hog(int cpu)
+{
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (sched_setaffinity(0, sizeof set, &set))
+			_exit(1);
+		alarm(60); /* bounded, whatever happens to the test */
+		for (;;)
+			__asm__ volatile("" ::: "memory");
+	}
+	return pid;
+}
+
+void tu_stop_hog(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	tu_wait(pid);
 }
 
 size_t tu_read_all(int fd, char *buf, size_t len)

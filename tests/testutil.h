@@ -24,6 +24,13 @@ pid_t tu_start(char *const argv[], int *in_fd, int *out_fd);
 size_t tu_read_all(int fd, char *buf, size_t len);
 /* tu_wait - wait for pid; exit status or 128 + signal */
 int tu_wait(pid_t pid);
+/*
+ * tu_start_hog - a child that spins, normal class, pinned to cpu, for at
+ * most 60 s; end it with tu_stop_hog. Its pid.
+ */
+pid_t tu_start_hog(int cpu);
+/* tu_stop_hog - kill and reap a hog */
+void tu_stop_hog(pid_t pid);
 /* tu_kv - the value of "key=" in a line of key=value fields, copied to buf; NULL if absent */
 const char *tu_kv(const char *line, const char *key, char *buf, size_t len);
 /* tu_mkdtemp - a fresh temporary directory (static buffer) */
