@@ -52,7 +52,7 @@ void mrun_drift_note(struct mrun *r);
  * is below MRUN_MIN_FLUID_SHARE, another process held the measured CPU and
  * its work is in the displacement. Warns and returns 1 then, else 0.
  */
-#define MRUN_MIN_FLUID_SHARE 0.8
+#define MRUN_MIN_FLUID_SHARE 0.9
 int mrun_warn_busy(const struct mrun *r, const struct meas_summary *const *sums, size_t n);
 /*
  * mrun_open_csv - open --csv (if given) for appending with header. Returns 0

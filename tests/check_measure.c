@@ -36,9 +36,10 @@ static double json_num(const char *json, const char *key)
 }
 
 /*
- * One measurement; 1 when it agrees. Displacement counts whatever else ran
- * on the CPU, so another process hogging it (a shared host) can make one
- * attempt disagree: the test allows three.
+ * One measurement: 1 when it agrees, 2 when it does not but measure said
+ * that another process held the CPU, else 0. Displacement counts whatever
+ * else ran on the CPU, so another process hogging it (a shared host) can
+ * make one attempt disagree: the test allows three.
  */
 static int spin_attempt(char *why, size_t len)
 {
@@ -52,15 +53,27 @@ static int spin_attempt(char *why, size_t len)
 	ck_assert_ptr_nonnull(strstr(out, "\"drift_robust\""));
 	ck_assert_ptr_nonnull(strstr(out, "\"context\""));
 	double disp = json_num(tau, "displacement"), ru = json_num(tau, "getrusage");
-	snprintf(why, len, "displacement %f us, getrusage %f us, for a 200 us spin", disp, ru);
-	return disp > 150 && disp < 300 && fabs(disp - ru) / ru < 0.05;
+	snprintf(why, len, "displacement %f us, getrusage %f us, for a 200 us spin; %.300s", disp, ru, err);
+	if (disp > 150 && disp < 300 && fabs(disp - ru) / ru < 0.05)
+		return 1;
+	return strstr(err, "another process held it") ? 2 : 0;
 }
 
+/*
+ * Within 5 % of getrusage in one of three attempts; on a host so busy that
+ * none agrees, each disagreement must come with measure's own warning.
+ */
 START_TEST(test_measure_spin_agrees_with_getrusage)
 {
-	char why[256];
-	int ok = spin_attempt(why, sizeof why) || spin_attempt(why, sizeof why) || spin_attempt(why, sizeof why);
-	ck_assert_msg(ok, "%s", why);
+	char why[512];
+	int warned = 0;
+	for (int i = 0; i < 3; i++) {
+		int a = spin_attempt(why, sizeof why);
+		if (a == 1)
+			return;
+		warned += a == 2;
+	}
+	ck_assert_msg(warned == 3, "%s", why);
 }
 END_TEST
 
