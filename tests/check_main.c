@@ -3,7 +3,9 @@
  * CK_RUN_SUITE=stats (or CK_RUN_CASE=...) runs a part, as Check allows.
  */
 #include "tests/suites.h"
+#include "tests/testutil.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 int main(void)
@@ -22,11 +24,24 @@ int main(void)
 		sweep_suite,
 		predict_suite,
 	};
+	/*
+	 * Hermetic: no test reads or writes the user's calibration store;
+	 * fixtures that need a store of their own set XDG_CACHE_HOME again.
+	 */
+	char cache[64];
+	const char *d = tu_mkdtemp();
+	if (!d) {
+		perror("check_displace: a temporary directory");
+		return EXIT_FAILURE;
+	}
+	snprintf(cache, sizeof cache, "%s", d);
+	setenv("XDG_CACHE_HOME", cache, 1);
 	SRunner *sr = srunner_create(NULL);
 	for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++)
 		srunner_add_suite(sr, suites[i]());
 	srunner_run_all(sr, CK_NORMAL);
 	int failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	tu_rmtree(cache);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

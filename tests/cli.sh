@@ -7,6 +7,8 @@ pass=0
 fail=0
 tmp=$(mktemp -d /tmp/displace-cli-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
+# hermetic: never read or write the user's calibration store
+export XDG_CACHE_HOME="$tmp/cache"
 
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
