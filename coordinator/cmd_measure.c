@@ -37,14 +37,21 @@ static void usage(FILE *f)
 	      f);
 	for (size_t i = 0; put_workloads[i]; i++) {
 		const struct put_workload *w = put_workloads[i];
-		fprintf(f, "  %s %s\n      %s\n%s", w->name, w->usage, w->summary, w->help);
+		fprintf(f, "  %s %s\n      %s\n", w->name, w->usage, w->summary);
+		/* the workload's options, indented under its name */
+		for (const char *l = w->help; *l;) {
+			const char *e = strchr(l, '\n');
+			int len = e ? (int)(e - l) : (int)strlen(l);
+			fprintf(f, "    %.*s\n", len, l);
+			l += len + (e != NULL);
+		}
 	}
 	fputs("\n", f);
 	fputs(mopts_help_placement, f);
 	fputs("\n", f);
-	fputs(mopts_help_measurement, f);
+	mopts_help_measurement(f, "measure");
 	fputs("\n", f);
-	fputs(mopts_help_output, f);
+	mopts_help_output(f, "measure", NULL);
 	fputs("\n"
 	      "Examples:\n"
 	      "  displace measure spin --us 200\n"
@@ -65,8 +72,10 @@ struct out {
 static int run_loop(struct mrun *r, struct meas_series *s, struct out *o, int *precision_met)
 {
 	unsigned reps = r->m.reps ? r->m.reps : DEFAULT_REPS;
-	if (r->m.fit && reps % 2)
+	if (r->m.fit && reps % 2) {
 		reps++; /* whole pairs */
+		msg_info("--reps %u rounded up to %u: the fit needs whole pairs", reps - 1, reps);
+	}
 	uint64_t deadline = r->start_ns + r->m.max_time_ns;
 	struct msg_progress prog;
 	msg_progress_start(&prog, "measuring", r->m.precision ? 0 : reps);
@@ -122,6 +131,8 @@ int cmd_measure(int argc, char **argv)
 		return msg_usage("measure", "--reps and --precision exclude each other");
 	if (r.m.reps == 1 && r.m.fit)
 		return msg_usage("measure", "--reps 1 cannot fit a line; use at least 2, or --no-fit");
+	if (r.m.plot)
+		return msg_usage("measure", "--plot is for sweep and predict: measure has one cost, not a curve");
 
 	struct out o = { 0 };
 	if ((st = mrun_open_csv(&r, &o.csv, MREPORT_CSV_HEADER)))
@@ -159,13 +170,27 @@ int cmd_measure(int argc, char **argv)
 	int untrusted = 0;
 	if (s.ops == 0) {
 		if (r.m.json) {
+			/* no operation, no cost per operation: those keys are there, and null */
 			json_t *j = json_pack("{s:s, s:I, s:I, s:o, s:o, s:o, s:o}", "workload", r.m.workload, "ops", (json_int_t)0,
 					      "reps", (json_int_t)s.nruns, "startup_us", jout_num(sum.startup.mean / 1e3),
 					      "startup_ci95_us", jout_num(sum.startup.ci_half / 1e3), "tau_f_ns",
 					      jout_num(sum.tau_f_ns), "context", context_json(&r.ctx));
+			json_t *tau = json_object(), *errs = json_object();
+			static const char *const tau_keys[] = { "displacement", "drift_robust", "getrusage", "task_clock",
+								"schedstat", "procstat" };
+			static const char *const err_keys[] = { "res", "start", "drift", "calib", "cache" };
+			for (size_t k = 0; k < sizeof tau_keys / sizeof tau_keys[0]; k++)
+				json_object_set_new(tau, tau_keys[k], json_null());
+			for (size_t k = 0; k < sizeof err_keys / sizeof err_keys[0]; k++)
+				json_object_set_new(errs, err_keys[k], json_null());
+			json_object_set_new(j, "tau_put_us", tau);
+			json_object_set_new(j, "ci95_us", json_null());
+			json_object_set_new(j, "errors_us", errs);
 			jout_print(j);
 		} else {
-			printf("displace measure %s --ops 0\n", r.m.workload);
+			char args[512];
+			mreport_args_text(&s, args, sizeof args);
+			printf("displace measure %s %s\n", r.m.workload, args);
 			printf("  start-up S   %.2f µs ± %.2f (95%% CI) per run, n=%zu null runs: set-up and tear-down of put on "
 			       "CPU %d\n",
 			       sum.startup.mean / 1e3, sum.startup.ci_half / 1e3, sum.startup.n, r.m.cpu);

@@ -72,27 +72,20 @@ static void usage(FILE *f)
 	      "  --window W           messages outstanding at most (default 64, >= 1)\n"
 	      "  --messages N         messages per saturated run (default: as many as\n"
 	      "                       one measurement run, about --run-time of work)\n"
-	      "  --duty F             busy share of the cost runs (default 0.8): pauses\n"
-	      "                       change the loop's cost, so keep them short\n"
+	      "  --duty F             busy share of the cost runs, 0.05 to 0.95 (default\n"
+	      "                       0.8): pauses change the loop's cost, so keep them short\n"
 
 	      "\n",
 	      f);
 	fputs(mopts_help_placement, f);
 	fputs("\n", f);
-	fputs(mopts_help_measurement, f);
-	fputs("                       (for predict: --reps default 8 rounds per size, each a\n"
-	      "                       cost pair (L and a null run: the fit) and a saturated\n"
-	      "                       run; --no-fit is refused; --precision P% adds\n"
-	      "                       rounds, 8 at least, until the error of every size's\n"
-	      "                       displacement prediction has a 95% CI within P\n"
-	      "                       percentage points; the blocking mode runs in the\n"
-	      "                       first 16 rounds only)\n\n",
-	      f);
-	fputs(mopts_help_output, f);
-	fputs("  --csv FILE           for predict: one row per size (header in README.md)\n"
-	      "  --plot FILE.svg      measured against predicted throughput by size\n"
-	      "                       (Woodside Figure 5)\n"
-	      "\n"
+	mopts_help_measurement(f, "predict");
+	fputs("\n", f);
+	mopts_help_output(f, "predict",
+			  "  --plot FILE.svg      measured against predicted throughput by size\n"
+			  "                       (Woodside Figure 5; gnuplot, else the .gp script\n"
+			  "                       and .dat data are written)\n");
+	fputs("\n"
 	      "Example:\n"
 	      "  displace predict tcp --sizes 1000,8000,64000 --compute 20\n"
 	      "\n"
@@ -558,6 +551,8 @@ int cmd_predict(int argc, char **argv)
 	}
 	struct csvout csv = { 0 };
 	if (!st)
+		st = mrun_check_plot(&r);
+	if (!st)
 		st = mrun_open_csv(&r, &csv, PREDICT_CSV_HEADER);
 	if (st) {
 		free(ps);
@@ -606,8 +601,10 @@ int cmd_predict(int argc, char **argv)
 		msg_info("%s", r.peer_note);
 
 	unsigned reps = r.m.reps ? r.m.reps : DEFAULT_REPS;
-	if (reps % 2)
+	if (reps % 2) {
 		reps++; /* whole pairs of blocking runs */
+		msg_info("--reps %u rounded up to %u: the blocking mode needs whole pairs", reps - 1, reps);
+	}
 	/* the blocking mode is context, not the result: 8 pairs of runs are enough */
 	unsigned block_rounds = r.m.precision || reps > 2 * DEFAULT_REPS ? 2 * DEFAULT_REPS : reps;
 	uint64_t deadline = r.start_ns + r.m.max_time_ns;

@@ -42,13 +42,13 @@ static void usage(FILE *f)
 	      f);
 	fputs(mopts_help_placement, f);
 	fputs("\n", f);
-	fputs(mopts_help_measurement, f);
-	fputs("                       (for sweep: --reps default 8 per size, 4 pairs)\n\n", f);
-	fputs(mopts_help_output, f);
-	fputs("  --plot FILE.svg      cost against size: displacement with CI bars, lines\n"
-	      "                       for the OS sources (gnuplot; without it the .gp\n"
-	      "                       script and .dat data are written)\n"
-	      "\n"
+	mopts_help_measurement(f, "sweep");
+	fputs("\n", f);
+	mopts_help_output(f, "sweep",
+			  "  --plot FILE.svg      cost against size: displacement with CI bars, lines\n"
+			  "                       for the OS sources (gnuplot; without it the .gp\n"
+			  "                       script and .dat data are written)\n");
+	fputs("\n"
 	      "Example:\n"
 	      "  displace sweep tcp --sizes 1000:8000:1000 --csv results.csv --plot results.svg\n"
 	      "\n"
@@ -171,7 +171,7 @@ int cmd_sweep(int argc, char **argv)
 			return st;
 	}
 	struct csvout csv;
-	if ((st = mrun_open_csv(&r, &csv, MREPORT_CSV_HEADER)))
+	if ((st = mrun_check_plot(&r)) || (st = mrun_open_csv(&r, &csv, MREPORT_CSV_HEADER)))
 		return st;
 	if ((st = mrun_setup(&r))) {
 		csvout_close(&csv);
@@ -196,8 +196,10 @@ int cmd_sweep(int argc, char **argv)
 		msg_info("%s", r.peer_note);
 
 	unsigned reps = r.m.reps ? r.m.reps : DEFAULT_REPS;
-	if (r.m.fit && reps % 2)
+	if (r.m.fit && reps % 2) {
 		reps++;
+		msg_info("--reps %u rounded up to %u: the fit needs whole pairs", reps - 1, reps);
+	}
 	uint64_t deadline = r.start_ns + r.m.max_time_ns;
 	struct msg_progress prog;
 	msg_progress_start(&prog, "sweeping", r.m.precision ? 0 : (double)reps * (double)n);

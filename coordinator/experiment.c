@@ -208,8 +208,15 @@ int exp_run_fluids(struct exp_env *e, const struct cli_cpus *cpus, const struct 
 	if (rc)
 		stop_all(e);
 	uv_run(&e->loop, UV_RUN_DEFAULT);
-	for (int i = 0; i < n && !rc && !e->interrupted; i++)
+	for (int i = 0; i < n && !rc && !e->interrupted; i++) {
 		rc = collect_fluid(&kids[i], &reports[i], err, errlen);
+		/* a timed calibration ends by time; any other stop came from outside */
+		if (!rc && run_ns && strcmp(reports[i].stop, "time")) {
+			snprintf(err, errlen, "the fluid on CPU %d stopped early (by %s): something outside stopped it",
+				 cpus->cpu[i], reports[i].stop);
+			rc = -ECHILD;
+		}
+	}
 	for (int i = 0; i < n; i++)
 		child_release(&kids[i]);
 	uv_run(&e->loop, UV_RUN_DEFAULT);
@@ -228,17 +235,36 @@ struct corun {
 	int nfluid;
 	uv_timer_t lead, limit;
 	int put_started, put_done, timed_out;
+	int stopping;   /* the coordinator told the fluids to stop */
+	int fluid_lost; /* 1 + the index of a fluid that ended before that */
 	int spawn_err;
 	char *put_argv[64];
 };
 
 static void stop_fluids(struct corun *cr)
 {
+	cr->stopping = 1;
 	for (int i = 0; i < cr->nfluid; i++) {
 		child_close_stdin(&cr->fluids[i]);
 		child_kill(&cr->fluids[i], SIGTERM);
 	}
 	uv_timer_stop(&cr->limit);
+}
+
+/*
+ * A fluid that ends before it was told to was stopped or killed from
+ * outside: its report (if any) covers part of the run only. End the run.
+ */
+static void on_fluid_done(struct child *c)
+{
+	struct corun *cr = c->data;
+	if (cr->stopping)
+		return;
+	cr->fluid_lost = 1 + (int)(c - cr->fluids);
+	uv_timer_stop(&cr->lead);
+	if (cr->put_started && !cr->put_done)
+		child_kill(&cr->put, SIGKILL);
+	stop_fluids(cr);
 }
 
 static void on_lead_out(uv_timer_t *t)
@@ -308,7 +334,7 @@ int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_coru
 	for (int i = 0; i < cr.nfluid; i++) {
 		char *argv[16], bufs[5][32];
 		fluid_argv(e, &s->fluid, s->cpus->cpu[i], 0, argv, bufs);
-		int sp = child_spawn(&e->loop, &cr.fluids[i], "fluid", argv, NULL, &cr);
+		int sp = child_spawn(&e->loop, &cr.fluids[i], "fluid", argv, on_fluid_done, &cr);
 		if (sp) {
 			snprintf(err, errlen, "cannot start the fluid '%s': %s", e->fluid_path, uv_strerror(sp));
 			cr.nfluid = i + 1;
@@ -336,6 +362,17 @@ int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_coru
 	if (!rc && cr.spawn_err) {
 		snprintf(err, errlen, "cannot start put '%s': %s", e->put_path, uv_strerror(cr.spawn_err));
 		rc = -ENOEXEC;
+	}
+	if (!rc && cr.fluid_lost) {
+		char st[64];
+		struct child *f = &cr.fluids[cr.fluid_lost - 1];
+		if (f->exit_status == 0 && !f->term_signal)
+			snprintf(st, sizeof st, "it was told to stop");
+		else
+			child_status_text(f, st, sizeof st);
+		snprintf(err, errlen, "the fluid on CPU %d ended before the run did (%s): something outside stopped it",
+			 s->cpus->cpu[cr.fluid_lost - 1], st);
+		rc = -ECHILD;
 	}
 	if (!rc && cr.timed_out) {
 		snprintf(err, errlen, "the process under test ran longer than the time limit of %.1f s; it was stopped",

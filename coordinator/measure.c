@@ -255,6 +255,15 @@ int meas_run(struct meas_ctx *mc, struct meas_series *s, uint64_t ops)
 	run.os_ns[SRC_TASK_CLOCK] = val_ns(&p->task_clock_ns);
 	run.os_ns[SRC_SCHEDSTAT] = val_ns(&p->schedstat_ns);
 	run.os_ns[SRC_PROCSTAT] = procstat_sys_ns(&r, mc->o.cpu);
+	const struct report_val *why_src[MEAS_NSRC] = {
+		[SRC_GETRUSAGE] = p->utime_ns.avail ? &p->stime_ns : &p->utime_ns,
+		[SRC_TASK_CLOCK] = &p->task_clock_ns,
+		[SRC_SCHEDSTAT] = &p->schedstat_ns,
+	};
+	for (int k = 0; k < MEAS_NSRC; k++)
+		if (isnan(run.os_ns[k]))
+			snprintf(run.os_why[k], sizeof run.os_why[k], "%s",
+				 why_src[k] && !why_src[k]->avail ? why_src[k]->why : "no /proc/stat");
 	run.put_wall_ns = (double)(p->end_ns - p->start_ns);
 	run.peer_ns = have_peer ? (double)(peer1 - peer0) : NAN;
 	run.nvcsw = p->nvcsw;
@@ -306,8 +315,12 @@ void meas_summarize(const struct meas_ctx *mc, struct meas_series *s, struct mea
 	sum->fitted = mc->o.fit;
 	sum->ops = s->ops;
 	/* a series is summarized again as it grows (--precision): the flags are this summary's */
-	for (size_t i = 0; i < s->nruns; i++)
+	for (size_t i = 0; i < s->nruns; i++) {
 		s->runs[i].outlier = 0;
+		for (int k = 0; k < MEAS_NSRC; k++)
+			if (!sum->os_why[k][0] && s->runs[i].os_why[k][0])
+				memcpy(sum->os_why[k], s->runs[i].os_why[k], sizeof sum->os_why[k]);
+	}
 	sum->ncpu = mc->o.cpus.n;
 	for (int i = 0; i < sum->ncpu; i++) {
 		sum->cpu_id[i] = mc->o.cpus.cpu[i];

@@ -39,6 +39,7 @@ struct meas_run {
 	double t2_raw_ns;                           /* T_F(2) by the real clock, on the PUT's CPU */
 	double cpu_t_put_ns[EXP_MAX_CPUS];          /* classic, per fluid CPU */
 	double os_ns[MEAS_NSRC];
+	char os_why[MEAS_NSRC][24];                 /* why a source is NAN, as put said: "EOPNOTSUPP" */
 	double drift_ns, calib_ns, cache_ns, res_ns;
 	double tau_f_ns, tau0_ns, t2_ns, l2, lf1;    /* on the PUT's CPU */
 	double steal_ns;                            /* removed by the drift-robust estimator */
@@ -82,6 +83,7 @@ struct meas_summary {
 	struct stats_summary tau_robust; /* ns per op, drift-robust */
 	struct stats_summary tau_raw;    /* ns per op, classic, the same runs by the real clock */
 	struct stats_summary os[MEAS_NSRC];
+	char os_why[MEAS_NSRC][24];          /* why a source has no mean (the first run's reason), or "" */
 	struct stats_summary pct[MEAS_NSRC]; /* paired 100 (os - disp) / disp */
 	struct stats_summary pct_robust[MEAS_NSRC];
 	double startup_ns;             /* S per run */

@@ -3,6 +3,7 @@
 #include "coordinator/displace.h"
 #include "coordinator/msg.h"
 
+#include <stdio.h>
 #include <string.h>
 
 const char mopts_help_placement[] =
@@ -22,40 +23,83 @@ const char mopts_help_placement[] =
 	"                       measured CPU's SMT sibling); same puts it on the\n"
 	"                       measured CPU, so its work is in the displacement\n";
 
-const char mopts_help_measurement[] =
-	"Measurement:\n"
-	"  --ops L              operations per run (default: chosen from a pilot run so\n"
-	"                       that one run lasts about --run-time; exec: 1). --ops 0\n"
-	"                       runs set-up and tear-down only: the start-up cost S\n"
-	"  --reps R             runs (default 16: 8 pairs of L and L/4)\n"
-	"  --precision P%       instead of --reps, add pairs until the 95% CI is within\n"
-	"                       P of the mean, or --max-time runs out\n"
-	"  --max-time T         stop adding runs after T (default 10m); also the limit\n"
-	"                       of one run is 10 x its expected length, at least 60 s\n"
-	"  --run-time T         target length of one L run (default 500ms)\n"
-	"  --no-fit             one op count per run; tau = T_PUT / L, start-up included\n"
-	"  --calib-time T       each bracketing calibration (default 200ms)\n"
-	"  --lead-in T, --lead-out T  the fluid alone before and after the PUT\n"
-	"                       (default 5ms each: the fluid's speed is least certain\n"
-	"                       there, so they are kept short)\n"
-	"  --chunk-loops N      fluid loops per timed chunk (default 1000)\n"
-	"  --clock-resolution D quantise every timestamp (fluid, put) to a simulated\n"
-	"                       clock of resolution D with a random phase, e.g. 1ms\n"
-	"  --calibration FILE   the calibration store to compare with (see calibrate)\n";
+/*
+ * --ops, --reps, --precision, the fit and --csv mean a little different
+ * things in measure, sweep and predict: each command gets its own lines.
+ */
+void mopts_help_measurement(FILE *f, const char *cmd)
+{
+	int predict = !strcmp(cmd, "predict"), sweep = !strcmp(cmd, "sweep");
+	fputs("Measurement:\n", f);
+	if (predict)
+		fputs("  --ops L              loop iterations per cost run, at least 1 (default:\n"
+		      "                       chosen from a pilot run so that one run lasts about\n"
+		      "                       --run-time)\n"
+		      "  --reps R             rounds per size (default 8, at least 2, an odd R\n"
+		      "                       rounded up); each round\n"
+		      "                       is a cost pair (L and a null run: the fit) and a\n"
+		      "                       saturated run; the blocking mode runs in the first\n"
+		      "                       16 rounds only\n"
+		      "  --precision P%       instead of --reps, add rounds, 8 at least, until the\n"
+		      "                       error of every size's displacement prediction has a\n"
+		      "                       95% CI within P percentage points, or --max-time\n"
+		      "                       runs out\n",
+		      f);
+	else
+		fprintf(f,
+			"  --ops L              operations per run (default: chosen from a pilot run so\n"
+			"                       that one run lasts about --run-time; exec: 1). --ops 0\n"
+			"                       runs set-up and tear-down only: the start-up cost S\n"
+			"  --reps R             runs%s (default %s); with the fit, an odd R\n"
+			"                       is rounded up to whole pairs\n"
+			"  --precision P%%       instead of --reps, add pairs%s until the 95%% CI is\n"
+			"                       within P%% of the mean, or --max-time runs out\n",
+			sweep ? " per size" : "", sweep ? "8: 4 pairs of L and L/4" : "16: 8 pairs of L and L/4",
+			sweep ? " to every size" : "");
+	fputs("  --max-time T         stop adding runs after T (default 10m); also the limit\n"
+	      "                       of one run is 10 x its expected length, at least 60 s\n"
+	      "  --run-time T         target length of one L run (default 500ms)\n",
+	      f);
+	if (!predict)
+		fputs("  --fit, --no-fit      alternate runs of L and L/4 operations (a null run\n"
+		      "                       when L < 4) and take the slope of T_PUT against L as\n"
+		      "                       tau, the intercept as the start-up cost S (default);\n"
+		      "                       or one op count per run, tau = T_PUT / L, S included\n",
+		      f);
+	fputs("  --calib-time T       each bracketing calibration (default 200ms)\n"
+	      "  --lead-in T, --lead-out T  the fluid alone before and after the PUT\n"
+	      "                       (default 5ms each: the fluid's speed is least certain\n"
+	      "                       there, so they are kept short)\n"
+	      "  --chunk-loops N      fluid loops per timed chunk (default 1000)\n"
+	      "  --clock-resolution D quantise every timestamp (fluid, put) to a simulated\n"
+	      "                       clock of resolution D with a random phase, e.g. 1ms\n"
+	      "  --calibration FILE   the calibration store to compare with (see calibrate)\n",
+	      f);
+}
 
-const char mopts_help_output[] =
-	"Output:\n"
-	"  --csv FILE           append one row per run and a summary row (header in\n"
-	"                       README.md); rows are flushed as they are measured\n"
-	"  --json               print JSON instead of the human report\n"
-	"  --quiet              no progress or notes on stderr (warnings stay)\n"
-	"  --strict             exit 5 if the result is untrustworthy (CI not reached,\n"
-	"                       outliers, noisy host)\n"
-	"  -h, --help           this help\n";
+void mopts_help_output(FILE *f, const char *cmd, const char *more)
+{
+	fputs("Output:\n", f);
+	if (!strcmp(cmd, "predict"))
+		fputs("  --csv FILE           append one row per size (header in README.md)\n", f);
+	else
+		fprintf(f,
+			"  --csv FILE           append one row per run and a summary row%s\n"
+			"                       (header in README.md), each flushed as it is measured\n",
+			strcmp(cmd, "sweep") ? "" : " per size");
+	if (more)
+		fputs(more, f);
+	fputs("  --json               print JSON instead of the human report\n"
+	      "  --quiet              no progress or notes on stderr (warnings stay)\n"
+	      "  --strict             exit 5 if the result is untrustworthy (CI not reached,\n"
+	      "                       outliers, noisy host)\n"
+	      "  -h, --help           this help\n",
+	      f);
+}
 
 enum {
 	O_CPU = 1000, O_CPUS, O_PEER_CPU, O_PEER, O_SCHED, O_OPS, O_REPS, O_PRECISION, O_MAX_TIME, O_RUN_TIME,
-	O_NO_FIT, O_CAL, O_LEAD_IN, O_LEAD_OUT, O_CHUNK, O_CLOCK_RES, O_CSV, O_PLOT, O_STORE, O_JSON, O_QUIET,
+	O_FIT, O_NO_FIT, O_CAL, O_LEAD_IN, O_LEAD_OUT, O_CHUNK, O_CLOCK_RES, O_CSV, O_PLOT, O_STORE, O_JSON, O_QUIET,
 	O_STRICT,
 };
 
@@ -70,6 +114,7 @@ static const struct mopts_extra common[] = {
 	{ "precision", 1, O_PRECISION },
 	{ "max-time", 1, O_MAX_TIME },
 	{ "run-time", 1, O_RUN_TIME },
+	{ "fit", 0, O_FIT },
 	{ "no-fit", 0, O_NO_FIT },
 	{ "calib-time", 1, O_CAL },
 	{ "lead-in", 1, O_LEAD_IN },
@@ -116,6 +161,9 @@ static int common_opt(struct mopts *m, int id, const char *v)
 		return cli_parse_duration_ns(v, &m->max_time_ns) || m->max_time_ns == 0 ? -1 : 0;
 	case O_RUN_TIME:
 		return cli_parse_duration_ns(v, &m->run_ns) || m->run_ns < 1000000 ? -1 : 0;
+	case O_FIT:
+		m->fit = 1;
+		return 0;
 	case O_NO_FIT:
 		m->fit = 0;
 		return 0;

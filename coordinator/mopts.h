@@ -9,6 +9,8 @@
 #ifndef MOPTS_H
 #define MOPTS_H
 
+#include <stdio.h>
+
 #include "coordinator/cli.h"
 #include "fluid/fluid_args.h"
 
@@ -58,9 +60,13 @@ struct mopts_extra {
 int mopts_parse(int argc, char **argv, struct mopts *m, const struct mopts_extra *extra,
 		int (*on_extra)(int id, const char *val, void *ctx, char *err, size_t errlen), void *ctx);
 
-/* mopts_help - the shared options' help text */
+/*
+ * The shared options' help text; cmd is "measure", "sweep" or "predict".
+ * mopts_help_output prints more (the command's own output options, or NULL)
+ * after --csv.
+ */
 extern const char mopts_help_placement[];
-extern const char mopts_help_measurement[];
-extern const char mopts_help_output[];
+void mopts_help_measurement(FILE *f, const char *cmd);
+void mopts_help_output(FILE *f, const char *cmd, const char *more);
 
 #endif

@@ -55,18 +55,30 @@ void mreport_os_table(FILE *f, const struct meas_summary *s, const struct meas_c
 	fprintf(f, "  OS accounting, µs per op (%% vs displacement %s µs, paired, ± 95%% CI):\n", us(s->tau.mean, a, sizeof a));
 	for (int k = 0; k < MEAS_NSRC; k++) {
 		const struct stats_summary *o = &s->os[k], *p = &s->pct[k];
-		char pct[40];
-		if (isfinite(p->mean))
-			snprintf(pct, sizeof pct, "%+.2f%% ± %.2f", p->mean, isfinite(p->ci_half) ? p->ci_half : 0.0);
+		char pct[40], val[40];
+		/* one estimate has no CI: the difference alone, never "± 0" */
+		if (isfinite(p->mean) && isfinite(p->ci_half))
+			snprintf(pct, sizeof pct, "%+.2f%% ± %.2f", p->mean, p->ci_half);
+		else if (isfinite(p->mean))
+			snprintf(pct, sizeof pct, "%+.2f%%", p->mean);
 		else
 			snprintf(pct, sizeof pct, "n/a");
-		fprintf(f, "    %-11s %10s   %-18s\n", meas_src_name((enum meas_src)k), us(o->mean, b, sizeof b), pct);
-		fprintf(f, "        %s\n", mreport_misses((enum meas_src)k, ctx, mc->o.cpu, m, sizeof m));
+		snprintf(val, sizeof val, "%s", us(o->mean, b, sizeof b));
+		fprintf(f, "    %-11s %10s   %-18s\n", meas_src_name((enum meas_src)k), val, pct);
+		/* an unavailable source says why, as put reported it */
+		if (!isfinite(o->mean) && s->os_why[k][0])
+			fprintf(f, "        not available: %s%s. ", s->os_why[k],
+				!strcmp(s->os_why[k], "EOPNOTSUPP") ? " (it cannot count the commands exec runs)" : "");
+		else
+			fprintf(f, "        ");
+		fprintf(f, "%s\n", mreport_misses((enum meas_src)k, ctx, mc->o.cpu, m, sizeof m));
 	}
 	if (s->peer.n && isfinite(s->peer.mean)) {
 		char pct[40];
-		snprintf(pct, sizeof pct, "%+.2f%% ± %.2f", s->put_peer_pct.mean,
-			 isfinite(s->put_peer_pct.ci_half) ? s->put_peer_pct.ci_half : 0.0);
+		if (isfinite(s->put_peer_pct.ci_half))
+			snprintf(pct, sizeof pct, "%+.2f%% ± %.2f", s->put_peer_pct.mean, s->put_peer_pct.ci_half);
+		else
+			snprintf(pct, sizeof pct, "%+.2f%%", s->put_peer_pct.mean);
 		fprintf(f, "    %-11s %10s\n", "peer", us(s->peer.mean, b, sizeof b));
 		fprintf(f, "        the local peer's own CPU time (schedstat of its threads), on CPU %d\n", mc->o.peer_cpu);
 		fprintf(f, "    %-11s %10s   %-18s\n", "PUT + peer", us(s->os[SRC_GETRUSAGE].mean + s->peer.mean, b, sizeof b),

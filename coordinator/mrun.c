@@ -337,7 +337,8 @@ int mrun_choose_ops(struct mrun *r, struct meas_series *s)
 {
 	static char loops_arg[64];
 	int is_exec = !strcmp(s->args[0], "exec"), is_spin = !strcmp(s->args[0], "spin");
-	if (r->m.ops_given && r->m.ops == 0) {
+	/* spin's null runs too take --loops-per-op from the pilot: S without put's own 10 ms calibration */
+	if (r->m.ops_given && r->m.ops == 0 && !is_spin) {
 		s->ops = 0;
 		return 0;
 	}
@@ -412,6 +413,26 @@ int mrun_open_csv(struct mrun *r, struct csvout *c, const char *header)
 	else if (rc)
 		msg_error("cannot open '%s': %s", r->m.csv, strerror(-rc));
 	return rc ? EXIT_RESOURCE : 0;
+}
+
+int mrun_check_plot(const struct mrun *r)
+{
+	if (!r->m.plot)
+		return 0;
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s", r->m.plot);
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (access(dir, W_OK | X_OK)) {
+		msg_error("cannot write the plot '%s': %s", r->m.plot, strerror(errno));
+		return EXIT_RESOURCE;
+	}
+	return 0;
 }
 
 int mrun_plot(const char *svg_path, const char *title, const char *xlabel, const char *ylabel,

@@ -60,6 +60,11 @@ int mrun_warn_busy(const struct mrun *r, const struct meas_summary *const *sums,
  */
 int mrun_open_csv(struct mrun *r, struct csvout *c, const char *header);
 /*
+ * mrun_check_plot - before any run: --plot's directory can be written to.
+ * 0, or EXIT_RESOURCE after saying why.
+ */
+int mrun_check_plot(const struct mrun *r);
+/*
  * mrun_plot - plot_write, then say what came of it: the SVG, the script to
  * render without gnuplot (a warning), or the error. 0, or -1 on an error.
  */

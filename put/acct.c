@@ -70,10 +70,11 @@ void acct_stop(struct acct *a)
 	if (a->perf_fd >= 0) {
 		uint64_t v;
 		ioctl(a->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
-		if (read(a->perf_fd, &v, sizeof v) == (ssize_t)sizeof v)
+		ssize_t got = read(a->perf_fd, &v, sizeof v);
+		if (got == (ssize_t)sizeof v)
 			a->task_clock_ns = v;
 		else
-			a->perf_err = errno ? errno : EIO;
+			a->perf_err = got < 0 ? errno : EIO; /* a short read sets no errno */
 	}
 }
 
@@ -117,7 +118,8 @@ struct acct_val acct_getrusage_ns(const struct acct *a)
 
 struct acct_val acct_task_clock_ns(const struct acct *a)
 {
-	return (struct acct_val){ a->task_clock_ns, a->perf_fd >= 0 ? 0 : a->perf_err };
+	/* perf_err: the open's or the read's failure, 0 when the count was read */
+	return (struct acct_val){ a->task_clock_ns, a->perf_err };
 }
 
 struct acct_val acct_cputime_ns(const struct acct *a)

@@ -84,9 +84,25 @@ START_TEST(test_measure_exec_true_and_ops_zero)
 	ck_assert_int_eq(tu_run(argv, out, sizeof out, err, sizeof err), 0);
 	ck_assert_ptr_nonnull(strstr(out, "tau_PUT"));
 	ck_assert_ptr_nonnull(strstr(out, "getrusage"));
+	/* schedstat cannot see the commands: n/a with its reason, never 0 */
+	ck_assert_msg(strstr(out, "not available: EOPNOTSUPP"), "%s", out);
 	char *argv0[] = { (char *)tu_bin("displace"), "measure", "spin", "--ops", "0", "--reps", "2", NULL };
 	ck_assert_int_eq(tu_run(argv0, out, sizeof out, err, sizeof err), 0);
 	ck_assert_ptr_nonnull(strstr(out, "start-up S"));
+	/* spin's null runs use the pilot's --loops-per-op, as the fit's do, and say so */
+	ck_assert_ptr_nonnull(strstr(out, "displace measure spin --loops-per-op="));
+	/* the JSON has every key a cost has, null: there is no cost per op */
+	char *argvj[] = { (char *)tu_bin("displace"), "measure", "spin", "--ops", "0", "--reps", "2", "--json", NULL };
+	ck_assert_int_eq(tu_run(argvj, out, sizeof out, err, sizeof err), 0);
+	ck_assert_msg(json_num(out, "startup_us") > 0, "%s", out);
+	const char *tau = strstr(out, "\"tau_put_us\"");
+	ck_assert_ptr_nonnull(tau);
+	ck_assert_ptr_nonnull(strstr(tau, "\"displacement\": null"));
+	ck_assert_ptr_nonnull(strstr(out, "\"ci95_us\": null"));
+	const char *errs = strstr(out, "\"errors_us\"");
+	ck_assert_ptr_nonnull(errs);
+	ck_assert_ptr_nonnull(strstr(errs, "\"cache\": null"));
+	ck_assert_ptr_nonnull(strstr(out, "\"context\""));
 }
 END_TEST
 
@@ -148,6 +164,11 @@ START_TEST(test_measure_bad_input_exit_codes)
 	expect_usage(2, "unknown option '--bogus'", a7);
 	char *a8[] = { d, "measure", "spin", "--cpu", "99", NULL };
 	expect_usage(2, "cpu 99 is not online", a8);
+	char *a9[] = { d, "measure", "spin", "--plot", "x.svg", NULL };
+	expect_usage(2, "--plot is for sweep and predict", a9);
+	/* --fit is the default, and may be said */
+	char *a10[] = { d, "measure", "spin", "--fit", "--reps", "1", NULL };
+	expect_usage(2, "--reps 1 cannot fit a line", a10);
 }
 END_TEST
 
@@ -244,7 +265,11 @@ START_TEST(test_measure_sigint_leaves_no_child)
 }
 END_TEST
 
-START_TEST(test_measure_killed_fluid_stops_cleanly)
+/*
+ * Kill (or stop, with a signal it catches) a fluid of a running measure from
+ * outside: the run must end with exit 1 and a message, leaving no child.
+ */
+static void fluid_stopped_from_outside(int sig)
 {
 	static char tag[96];
 	make_tag(tag, sizeof tag);
@@ -284,12 +309,24 @@ START_TEST(test_measure_killed_fluid_stops_cleanly)
 			usleep(20000);
 	}
 	ck_assert_int_gt(victim, 0);
-	kill(victim, SIGKILL);
+	kill(victim, sig);
 	tu_read_all(outfd, out, sizeof out);
 	close(outfd);
 	close(in);
 	ck_assert_int_eq(tu_wait(pid), 1);
 	ck_assert_int_eq(wait_untagged(tag), 0);
+}
+
+START_TEST(test_measure_killed_fluid_stops_cleanly)
+{
+	fluid_stopped_from_outside(SIGKILL);
+}
+END_TEST
+
+/* SIGTERM is how the coordinator stops a fluid; from anyone else it ends the run */
+START_TEST(test_measure_fluid_stopped_by_others_stops_cleanly)
+{
+	fluid_stopped_from_outside(SIGTERM);
 }
 END_TEST
 
@@ -408,6 +445,7 @@ Suite *measure_suite(void)
 	tcase_add_test(tc, test_measure_bad_input_exit_codes);
 	tcase_add_test(tc, test_measure_sigint_leaves_no_child);
 	tcase_add_test(tc, test_measure_killed_fluid_stops_cleanly);
+	tcase_add_test(tc, test_measure_fluid_stopped_by_others_stops_cleanly);
 	tcase_add_test(tc, test_measure_says_when_another_process_holds_the_cpu);
 	suite_add_tcase(s, tc);
 	TCase *pure = tcase_create("summary");

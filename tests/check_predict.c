@@ -260,19 +260,22 @@ START_TEST(test_predict_csv_row_per_size_and_plot)
 }
 END_TEST
 
-START_TEST(test_predict_unwritable_plot_exits_3_after_its_table)
+START_TEST(test_predict_table_shows_no_nan_and_unwritable_plot_exits_3_first)
 {
 	/*
 	 * One pair per size has no CI: the table shows the mean alone, not
-	 * "± nan" or a fake "± 0". A plot that cannot be written is a missing
-	 * resource (exit 3), as in sweep, after the table is out.
+	 * "± nan" or a fake "± 0".
 	 */
-	char *extra[] = { "--plot", "/nonexistent/displace-test/p.svg", NULL };
-	int st = predict(extra);
-	ck_assert_msg(st == 3, "exit %d: %s", st, err);
-	ck_assert_msg(strstr(err, "displace: cannot write the plot '/nonexistent/displace-test/p.svg'"), "%s", err);
+	int st = predict(NULL);
+	ck_assert_msg(st == 0, "exit %d: %s", st, err);
 	ck_assert_msg(strstr(out, "\n      1000  ") && strstr(out, "\n      2000  "), "no row per size in: %s", out);
 	ck_assert_msg(!strstr(out, "nan") && !strstr(out, "± 0.0 "), "a missing CI shown as a number: %s", out);
+	/* a plot that cannot be written is a missing resource (exit 3), found before any run */
+	char *extra[] = { "--plot", "/nonexistent/displace-test/p.svg", NULL };
+	st = predict(extra);
+	ck_assert_msg(st == 3, "exit %d: %s", st, err);
+	ck_assert_msg(strstr(err, "displace: cannot write the plot '/nonexistent/displace-test/p.svg'"), "%s", err);
+	ck_assert_str_eq(out, "");
 }
 END_TEST
 
@@ -359,7 +362,7 @@ Suite *predict_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_predict_json_errors_follow_from_its_predictions);
 	tcase_add_test(tc, test_predict_csv_row_per_size_and_plot);
-	tcase_add_test(tc, test_predict_unwritable_plot_exits_3_after_its_table);
+	tcase_add_test(tc, test_predict_table_shows_no_nan_and_unwritable_plot_exits_3_first);
 	tcase_add_test(tc, test_predict_says_when_another_process_holds_the_cpu);
 	tcase_add_test(tc, test_predict_bad_input_exits_2_with_one_line);
 	tcase_add_test(tc, test_predict_peer_down_exits_3);

@@ -221,6 +221,9 @@ END_TEST
 START_TEST(test_sweep_bad_input_exits_2_with_one_line)
 {
 	char *d = (char *)tu_bin("displace");
+	/* a plot that cannot be written: a missing resource, said before any run */
+	char *a0[] = { d, "sweep", "tcp", "--sizes", "1000", "--plot", "/nonexistent/displace-test/c.svg", NULL };
+	tu_expect_error(3, "cannot write the plot '/nonexistent/displace-test/c.svg'", a0);
 	char *a1[] = { d, "sweep", "tcp", NULL };
 	tu_expect_error(2, "--sizes is required", a1);
 	char *a2[] = { d, "sweep", "tcp", "--sizes", "1:10:0", NULL };
