@@ -145,12 +145,33 @@ static json_t *summary_json(const struct stats_summary *s, double scale)
 			 "max", jout_num(s->max / scale), "n", (json_int_t)s->n);
 }
 
+/* an argument as a shell would need it: as it is when safe, else in single quotes */
+static size_t quote_arg(char *buf, size_t len, const char *a)
+{
+	size_t used = 0;
+	int safe = *a != '\0';
+	for (const char *p = a; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=,+@%-", *p))
+			safe = 0;
+	if (safe)
+		return (size_t)snprintf(buf, len, "%s", a);
+	used += (size_t)snprintf(buf, len, "'");
+	for (const char *p = a; *p && used < len; p++)
+		used += (size_t)snprintf(buf + used, len - used, *p == '\'' ? "'\\''" : "%c", *p);
+	if (used < len)
+		used += (size_t)snprintf(buf + used, len - used, "'");
+	return used;
+}
+
 void mreport_args_text(const struct meas_series *s, char *buf, size_t len)
 {
 	size_t used = 0;
 	buf[0] = '\0';
-	for (int i = 1; i < s->nargs && used < len; i++)
-		used += (size_t)snprintf(buf + used, len - used, "%s%s", i > 1 ? " " : "", s->args[i]);
+	for (int i = 1; i < s->nargs && used + 1 < len; i++) {
+		if (i > 1)
+			buf[used++] = ' ', buf[used] = '\0';
+		used += quote_arg(buf + used, len - used, s->args[i]);
+	}
 }
 
 json_t *mreport_json(const struct meas_summary *s, const struct meas_ctx *mc, const struct meas_series *ser)

@@ -5,6 +5,7 @@
  * targets are in bench/, not here.
  */
 #include "coordinator/measure.h"
+#include "coordinator/mreport.h"
 #include "tests/suites.h"
 #include "tests/testutil.h"
 
@@ -348,6 +349,24 @@ START_TEST(test_measure_says_when_another_process_holds_the_cpu)
 }
 END_TEST
 
+/* the args shown in the report and the JSON read back as the shell would need them */
+START_TEST(test_args_text_quotes_what_the_shell_would_split)
+{
+	struct meas_series s = { 0 };
+	char *args[] = { "exec", "--", "sh", "-c", "exit 3; echo it's", "", "--size=1000" };
+	for (int i = 0; i < 7; i++)
+		s.args[i] = args[i];
+	s.nargs = 7;
+	char buf[256];
+	mreport_args_text(&s, buf, sizeof buf);
+	ck_assert_str_eq(buf, "-- sh -c 'exit 3; echo it'\\''s' '' --size=1000");
+	/* a short buffer is cut, never overrun */
+	char small[12];
+	mreport_args_text(&s, small, sizeof small);
+	ck_assert_uint_lt(strlen(small), sizeof small);
+}
+END_TEST
+
 /*
  * Eight pairs (L = 1000, L/4 = 250, start-up 2 ms) whose PUT cost per op is
  * tau_ns[i]; getrusage is 0.07 to 0.13 % below it, as the hidden work of a
@@ -450,6 +469,7 @@ Suite *measure_suite(void)
 	suite_add_tcase(s, tc);
 	TCase *pure = tcase_create("summary");
 	tcase_add_test(pure, test_summary_flags_a_pair_with_other_work_in_it);
+	tcase_add_test(pure, test_args_text_quotes_what_the_shell_would_split);
 	suite_add_tcase(s, pure);
 	return s;
 }
