@@ -169,32 +169,30 @@ int cmd_measure(int argc, char **argv)
 
 	int untrusted = 0;
 	if (s.ops == 0) {
+		untrusted = mrun_warn_busy(&r, (const struct meas_summary *const[]){ &sum }, 1);
 		if (r.m.json) {
-			/* no operation, no cost per operation: those keys are there, and null */
-			json_t *j = json_pack("{s:s, s:I, s:I, s:o, s:o, s:o, s:o}", "workload", r.m.workload, "ops", (json_int_t)0,
-					      "reps", (json_int_t)s.nruns, "startup_us", jout_num(sum.startup.mean / 1e3),
-					      "startup_ci95_us", jout_num(sum.startup.ci_half / 1e3), "tau_f_ns",
-					      jout_num(sum.tau_f_ns), "context", context_json(&r.ctx));
-			json_t *tau = json_object(), *errs = json_object();
-			static const char *const tau_keys[] = { "displacement", "drift_robust", "getrusage", "task_clock",
-								"schedstat", "procstat" };
-			static const char *const err_keys[] = { "res", "start", "drift", "calib", "cache" };
-			for (size_t k = 0; k < sizeof tau_keys / sizeof tau_keys[0]; k++)
-				json_object_set_new(tau, tau_keys[k], json_null());
-			for (size_t k = 0; k < sizeof err_keys / sizeof err_keys[0]; k++)
-				json_object_set_new(errs, err_keys[k], json_null());
-			json_object_set_new(j, "tau_put_us", tau);
-			json_object_set_new(j, "ci95_us", json_null());
-			json_object_set_new(j, "errors_us", errs);
+			/*
+			 * Every key a cost has, null (no operation, no cost per
+			 * operation), and S from the null runs with its CI.
+			 */
+			json_t *j = mreport_json(&sum, &r.mc, &s), *errs = json_object_get(j, "errors_us"), *v;
+			const char *key;
+			json_object_foreach(errs, key, v)
+				json_object_set_new(errs, key, json_null()); /* per op, of no op */
+			json_object_set_new(j, "startup_us", jout_num(sum.startup.mean / 1e3));
+			json_object_set_new(j, "startup_ci95_us", jout_num(sum.startup.ci_half / 1e3));
+			json_object_set_new(j, "context", context_json(&r.ctx));
 			jout_print(j);
 		} else {
 			char args[512];
 			mreport_args_text(&s, args, sizeof args);
-			printf("displace measure %s %s\n", r.m.workload, args);
+			printf("displace measure %s %s --ops 0\n", r.m.workload, args);
 			printf("  start-up S   %.2f µs ± %.2f (95%% CI) per run, n=%zu null runs: set-up and tear-down of put on "
 			       "CPU %d\n",
 			       sum.startup.mean / 1e3, sum.startup.ci_half / 1e3, sum.startup.n, r.m.cpu);
 		}
+		if (r.m.strict && untrusted)
+			st = EXIT_UNTRUSTED;
 		goto out;
 	}
 	if (sum.n < 2) {

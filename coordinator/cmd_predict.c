@@ -43,7 +43,8 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: displace predict WORKLOAD --sizes LIST (--compute US | --compute-per-byte NS)\n"
+	fputs("usage: displace predict WORKLOAD --sizes LIST\n"
+	      "                        (--compute US | --compute-per-byte NS)\n"
 	      "                        [--window W] [--messages N] [options]\n"
 	      "\n"
 	      "Predicts the saturation throughput of a sender from its measured CPU cost,\n"
@@ -684,14 +685,18 @@ int cmd_predict(int argc, char **argv)
 	int host_busy = sp && mrun_warn_busy(&r, sp, 2 * n);
 	free(sp);
 	size_t below_c = 0;
-	for (size_t i = 0; i < n; i++)
-		if (ps[i].scost.tau.mean < ps[i].c_ns) {
-			below_c++;
-			msg_warn("%" PRIu64 " B: displacement gives %.2f µs per iteration, less than the %.2f µs it "
-				 "computes: the fluid did not get CPU %d's idle time (another process held it?); "
-				 "no prediction",
-				 ps[i].size, ps[i].scost.tau.mean / 1e3, ps[i].c_ns / 1e3, r.m.cpu);
-		}
+	for (size_t i = 0; i < n; i++) {
+		const struct stats_summary *est[2] = { &ps[i].scost.tau, &ps[i].scost.tau_robust };
+		for (int k = 0; k < 2; k++)
+			if (est[k]->mean < ps[i].c_ns) {
+				below_c++;
+				msg_warn("%" PRIu64 " B: %s gives %.2f µs per iteration, less than the %.2f µs it "
+					 "computes: the fluid did not get CPU %d's idle time (another process held "
+					 "it?); no %s prediction",
+					 ps[i].size, pred_name(k), est[k]->mean / 1e3, ps[i].c_ns / 1e3, r.m.cpu,
+					 pred_name(k));
+			}
+	}
 	if (r.m.precision && !met && !rc)
 		msg_warn("not every size's error was known to ±%.2f%% before --max-time", 100 * r.m.precision);
 	if (r.m.json) {

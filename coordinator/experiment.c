@@ -212,7 +212,7 @@ int exp_run_fluids(struct exp_env *e, const struct cli_cpus *cpus, const struct 
 		rc = collect_fluid(&kids[i], &reports[i], err, errlen);
 		/* a timed calibration ends by time; any other stop came from outside */
 		if (!rc && run_ns && strcmp(reports[i].stop, "time")) {
-			snprintf(err, errlen, "the fluid on CPU %d stopped early (by %s): something outside stopped it",
+			snprintf(err, errlen, "the fluid on CPU %d stopped early (by a %s): something outside stopped it",
 				 cpus->cpu[i], reports[i].stop);
 			rc = -ECHILD;
 		}
@@ -364,14 +364,13 @@ int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_coru
 		rc = -ENOEXEC;
 	}
 	if (!rc && cr.fluid_lost) {
-		char st[64];
 		struct child *f = &cr.fluids[cr.fluid_lost - 1];
-		if (f->exit_status == 0 && !f->term_signal)
-			snprintf(st, sizeof st, "it was told to stop");
-		else
-			child_status_text(f, st, sizeof st);
-		snprintf(err, errlen, "the fluid on CPU %d ended before the run did (%s): something outside stopped it",
-			 s->cpus->cpu[cr.fluid_lost - 1], st);
+		struct fluid_report fr;
+		/* a failure of its own says why (collect_fluid); a clean exit means a stop signal from outside */
+		if (!collect_fluid(f, &fr, err, errlen))
+			snprintf(err, errlen,
+				 "the fluid on CPU %d ended before the run did (stopped by %s): something outside stopped it",
+				 s->cpus->cpu[cr.fluid_lost - 1], strcmp(fr.stop, "stdin") ? "a signal" : "EOF on its stdin");
 		rc = -ECHILD;
 	}
 	if (!rc && cr.timed_out) {
@@ -403,8 +402,8 @@ int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_coru
 		rc = collect_fluid(&cr.fluids[i], &r->fluid[i], err, errlen);
 	for (int i = 0; i < cr.nfluid; i++)
 		child_release(&cr.fluids[i]);
-	if (cr.put_started)
-		child_release(&cr.put);
+	if (cr.put_started || cr.spawn_err)
+		child_release(&cr.put); /* a failed spawn leaves handles to close too */
 	uv_close((uv_handle_t *)&cr.lead, NULL);
 	uv_close((uv_handle_t *)&cr.limit, NULL);
 	uv_run(&e->loop, UV_RUN_DEFAULT);

@@ -48,14 +48,13 @@ void mopts_help_measurement(FILE *f, const char *cmd)
 	else
 		fprintf(f,
 			"  --ops L              operations per run (default: chosen from a pilot run so\n"
-			"                       that one run lasts about --run-time; exec: 1). --ops 0\n"
-			"                       runs set-up and tear-down only: the start-up cost S\n"
-			"  --reps R             runs%s (default %s); with the fit, an odd R\n"
-			"                       is rounded up to whole pairs\n"
-			"  --precision P%%       instead of --reps, add pairs%s until the 95%% CI is\n"
-			"                       within P%% of the mean, or --max-time runs out\n",
-			sweep ? " per size" : "", sweep ? "8: 4 pairs of L and L/4" : "16: 8 pairs of L and L/4",
-			sweep ? " to every size" : "");
+			"                       that one run lasts about --run-time; exec: 1)%s\n"
+			"  --reps R             runs%s (default %s pairs of L and L/4);\n"
+			"                       with the fit, an odd R is rounded up to whole pairs\n"
+			"  --precision P%%       instead of --reps, add pairs%s until the\n"
+			"                       95%% CI is within P%% of the mean, or --max-time runs out\n",
+			sweep ? "" : ". --ops 0\n                       runs set-up and tear-down only: the start-up cost S",
+			sweep ? " per size" : "", sweep ? "8: 4" : "16: 8", sweep ? " to every size" : "");
 	fputs("  --max-time T         stop adding runs after T (default 10m); also the limit\n"
 	      "                       of one run is 10 x its expected length, at least 60 s\n"
 	      "  --run-time T         target length of one L run (default 500ms)\n",

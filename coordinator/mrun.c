@@ -138,7 +138,7 @@ int mrun_warn_busy(const struct mrun *r, const struct meas_summary *const *sums,
 	if (worst >= MRUN_MIN_FLUID_SHARE)
 		return 0;
 	msg_warn("in the calibrations around the runs the fluid got only %.0f%% of CPU %d: another process held it, "
-		 "and its work is in the displacement; find it with 'ps -eLo pid,psr,pcpu,comm | awk \"$2 == %d\"' "
+		 "and its work is in the displacement; find it with: ps -eLo pid,psr,pcpu,comm | awk '$2 == %d' "
 		 "and stop it, or measure another CPU with --cpu",
 		 100 * worst, r->m.cpu, r->m.cpu);
 	return 1;

@@ -117,8 +117,9 @@ enum net_opt {
 	"  --compute-us C   after each send, spin C us of CPU (calibrated; default 0)\n"                  \
 	"  --compute-per-byte NS  spin NS ns per message byte instead\n"                                 \
 	"  --compute-loops N      spin exactly N fluid loops instead (no calibration)\n"                 \
-	"  --burst B        pace: after every B operations sleep, so as to be busy only\n"              \
-	"  --duty F         F of the time (default 0.5), leaving the fluid room\n"
+	"  --burst B        pace in bursts of B operations, each followed by a sleep\n"                 \
+	"  --duty F         with --burst: busy F of the time (default 0.5), leaving\n"                 \
+	"                   the fluid room\n"
 
 struct net_opts {
 	uint64_t msg_bytes;   /* default 1000 */

@@ -157,8 +157,8 @@ const struct put_workload put_rpc = {
 	.peer = "rpc",
 	.summary = "one ONC RPC call (libtirpc) carrying m bytes, with a small result",
 	.usage = "[--size BYTES] [--peer ADDR[:PORT]] [--timeout D]",
-	.help = "  --size BYTES     bytes carried as opaque<>, 1 byte to 16 MiB (default 1000;\n"
-		"                   k=1000, Ki=1024)\n"
+	.help = "  --size BYTES     bytes carried as opaque<>, 1 byte to 16 MiB\n"
+		"                   (default 1000; k=1000, Ki=1024)\n"
 		"  --peer ADDR      the peer's RPC port, IPv4[:PORT] or [IPv6][:PORT]\n"
 		"                   (default 127.0.0.1:7778); no portmapper is asked\n"
 		"  --timeout D      fail if a call takes longer (default 30s)\n",

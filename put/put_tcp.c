@@ -17,9 +17,11 @@ const struct put_workload put_tcp = {
 	.peer = "tcp",
 	.summary = "send m bytes on a TCP connection, then block for an r-byte reply",
 	.usage = "[--size BYTES] [--reply BYTES] [--peer ADDR[:PORT]] [--timeout D]",
-	.help = "  --size BYTES     message size m, 1 byte to 16 MiB (default 1000; k=1000, Ki=1024)\n"
+	.help = "  --size BYTES     message size m, 1 byte to 16 MiB (default 1000;\n"
+		"                   k=1000, Ki=1024)\n"
 		"  --reply BYTES    reply size r, 1 byte to 16 MiB (default 1)\n"
-		"  --peer ADDR      the peer, IPv4[:PORT] or [IPv6][:PORT] (default 127.0.0.1:7777)\n"
+		"  --peer ADDR      the peer, IPv4[:PORT] or [IPv6][:PORT]\n"
+		"                   (default 127.0.0.1:7777)\n"
 		"  --timeout D      fail if a send or reply takes longer (default 30s)\n"
 		"  The socket has TCP_NODELAY, so each message leaves as it is sent.\n"
 		NET_PIPE_HELP,

@@ -17,8 +17,10 @@ const struct put_workload put_tcp_stream = {
 	.peer = "tcp",
 	.summary = "send m bytes on a TCP connection, with no reply",
 	.usage = "[--size BYTES] [--peer ADDR[:PORT]] [--timeout D]",
-	.help = "  --size BYTES     message size m, 1 byte to 16 MiB (default 1000; k=1000, Ki=1024)\n"
-		"  --peer ADDR      the peer, IPv4[:PORT] or [IPv6][:PORT] (default 127.0.0.1:7777)\n"
+	.help = "  --size BYTES     message size m, 1 byte to 16 MiB (default 1000;\n"
+		"                   k=1000, Ki=1024)\n"
+		"  --peer ADDR      the peer, IPv4[:PORT] or [IPv6][:PORT]\n"
+		"                   (default 127.0.0.1:7777)\n"
 		"  --timeout D      fail if a send blocks longer (default 30s)\n"
 		"  The socket has TCP_NODELAY; the hello asks the peer for no replies.\n"
 		NET_PIPE_HELP,

@@ -228,10 +228,11 @@ const struct put_workload put_udp = {
 	.peer = "udp",
 	.summary = "send an m-byte datagram, then block for the reply datagram",
 	.usage = "[--size BYTES] [--reply BYTES] [--peer ADDR[:PORT]] [--retry-after D] [--max-tries N]",
-	.help = "  --size BYTES     datagram size m, 1 byte to 65507 over IPv4, 65527 over IPv6\n"
+	.help = "  --size BYTES     datagram size m, 1 byte to 65507 (IPv4) or 65527 (IPv6)\n"
 		"                   (default 1000; k=1000, Ki=1024)\n"
 		"  --reply BYTES    reply datagram size, 1 byte to the same limit (default 1)\n"
-		"  --peer ADDR      the peer, IPv4[:PORT] or [IPv6][:PORT] (default 127.0.0.1:7777)\n"
+		"  --peer ADDR      the peer, IPv4[:PORT] or [IPv6][:PORT]\n"
+		"                   (default 127.0.0.1:7777)\n"
 		"  --retry-after D  send again if no reply came within D (default 200ms);\n"
 		"                   each retry counts in udp_lost\n"
 		"  --max-tries N    fail after N tries in a row without a reply (default 25)\n",

@@ -17,7 +17,8 @@ const struct put_workload put_unix = {
 	.peer = "unix",
 	.summary = "send m bytes on an AF_UNIX stream socket, then block for an r-byte reply",
 	.usage = "[--size BYTES] [--reply BYTES] [--peer PATH] [--timeout D]",
-	.help = "  --size BYTES     message size m, 1 byte to 16 MiB (default 1000; k=1000, Ki=1024)\n"
+	.help = "  --size BYTES     message size m, 1 byte to 16 MiB (default 1000;\n"
+		"                   k=1000, Ki=1024)\n"
 		"  --reply BYTES    reply size r, 1 byte to 16 MiB (default 1)\n"
 		"  --peer PATH      the peer's socket (default /tmp/displace-7777.sock)\n"
 		"  --timeout D      fail if a send or reply takes longer (default 30s)\n"

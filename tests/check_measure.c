@@ -92,6 +92,7 @@ START_TEST(test_measure_exec_true_and_ops_zero)
 	ck_assert_ptr_nonnull(strstr(out, "start-up S"));
 	/* spin's null runs use the pilot's --loops-per-op, as the fit's do, and say so */
 	ck_assert_ptr_nonnull(strstr(out, "displace measure spin --loops-per-op="));
+	ck_assert_msg(strstr(out, " --ops 0\n"), "%s", out);
 	/* the JSON has every key a cost has, null: there is no cost per op */
 	char *argvj[] = { (char *)tu_bin("displace"), "measure", "spin", "--ops", "0", "--reps", "2", "--json", NULL };
 	ck_assert_int_eq(tu_run(argvj, out, sizeof out, err, sizeof err), 0);

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +47,9 @@ pid_t tu_start_hog(int cpu)
 		CPU_SET(cpu, &set);
 		if (sched_setaffinity(0, sizeof set, &set))
 			_exit(1);
-		alarm(60); /* bounded, whatever happens to the test */
+		/* bounded, whatever happens to the test: it dies with it, and after 60 s */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		alarm(60);
 		for (;;)
 			__asm__ volatile("" ::: "memory");
 	}
