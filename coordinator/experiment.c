@@ -212,7 +212,7 @@ int exp_run_fluids(struct exp_env *e, const struct cli_cpus *cpus, const struct 
 		rc = collect_fluid(&kids[i], &reports[i], err, errlen);
 		/* a timed calibration ends by time; any other stop came from outside */
 		if (!rc && run_ns && strcmp(reports[i].stop, "time")) {
-			snprintf(err, errlen, "the fluid on CPU %d stopped early (by a %s): something outside stopped it",
+			snprintf(err, errlen, "the fluid on CPU %d stopped early (stop=%s, not its time limit): something outside stopped it",
 				 cpus->cpu[i], reports[i].stop);
 			rc = -ECHILD;
 		}
