@@ -383,6 +383,24 @@ START_TEST(test_store_save_is_atomic_and_replaces_old_file)
 }
 END_TEST
 
+/* the environment as the test runner set it (a temporary XDG_CACHE_HOME), put back after the test */
+static char saved_xdg[256], saved_home[256];
+
+static void save_env(void)
+{
+	const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+	snprintf(saved_xdg, sizeof saved_xdg, "%s", x ? x : "");
+	snprintf(saved_home, sizeof saved_home, "%s", h ? h : "");
+}
+
+static void restore_env(void)
+{
+	if (saved_xdg[0])
+		setenv("XDG_CACHE_HOME", saved_xdg, 1);
+	if (saved_home[0])
+		setenv("HOME", saved_home, 1);
+}
+
 START_TEST(test_store_default_path_prefers_xdg_then_home)
 {
 	char buf[256];
@@ -674,11 +692,14 @@ Suite *store_suite(void)
 	tcase_add_test(tc, test_store_rejects_stray_quote_in_unquoted_field);
 	tcase_add_test(tc, test_store_rejects_nul_byte);
 	tcase_add_test(tc, test_store_save_is_atomic_and_replaces_old_file);
-	tcase_add_test(tc, test_store_default_path_prefers_xdg_then_home);
 	tcase_add_test(tc, test_csvio_quotes_only_fields_that_need_it);
 	tcase_add_test(tc, test_csvio_reports_line_where_record_starts);
 	tcase_add_test(tc, test_csvio_callback_error_stops_with_its_line);
 	suite_add_tcase(s, tc);
+	TCase *te = tcase_create("env");
+	tcase_add_checked_fixture(te, save_env, restore_env);
+	tcase_add_test(te, test_store_default_path_prefers_xdg_then_home);
+	suite_add_tcase(s, te);
 	TCase *tj = tcase_create("verdict");
 	tcase_add_test(tj, test_judge_quiet_under_thresholds);
 	tcase_add_test(tj, test_judge_each_condition_alone_is_not_quiet);
