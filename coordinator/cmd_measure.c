@@ -169,7 +169,7 @@ int cmd_measure(int argc, char **argv)
 
 	int untrusted = 0;
 	if (s.ops == 0) {
-		untrusted = mrun_warn_busy(&r, (const struct meas_summary *const[]){ &sum }, 1);
+		untrusted = mrun_warn_busy(&r, mrun_fluid_share(&sum));
 		if (r.m.json) {
 			/*
 			 * Every key a cost has, null (no operation, no cost per
@@ -210,7 +210,7 @@ int cmd_measure(int argc, char **argv)
 			 100 * sum.tau.ci_half / fabs(sum.tau.mean));
 		untrusted = 1;
 	}
-	if (mrun_warn_busy(&r, (const struct meas_summary *const[]){ &sum }, 1))
+	if (mrun_warn_busy(&r, mrun_fluid_share(&sum)))
 		untrusted = 1;
 	if (sum.cmd_status > 0)
 		msg_warn("the command exited with status %d in some runs", sum.cmd_status);

@@ -677,13 +677,10 @@ int cmd_predict(int argc, char **argv)
 		msg_warn("%zu saturated runs were left out: the sender had its CPU less than %.0f%% of the time "
 			 "(other work on CPU %d, or it waited for replies: try a larger --window)",
 			 unsat, 100 * SAT_MIN_SHARE, r.m.cpu);
-	const struct meas_summary **sp = calloc(2 * n, sizeof *sp);
-	for (size_t i = 0; sp && i < n; i++) {
-		sp[2 * i] = &ps[i].scost;
-		sp[2 * i + 1] = &ps[i].sblock;
-	}
-	int host_busy = sp && mrun_warn_busy(&r, sp, 2 * n);
-	free(sp);
+	double share = 1;
+	for (size_t i = 0; i < n; i++)
+		share = fmin(share, fmin(mrun_fluid_share(&ps[i].scost), mrun_fluid_share(&ps[i].sblock)));
+	int host_busy = mrun_warn_busy(&r, share);
 	size_t below_c = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct stats_summary *est[2] = { &ps[i].scost.tau, &ps[i].scost.tau_robust };

@@ -254,11 +254,10 @@ int cmd_sweep(int argc, char **argv)
 		msg_warn("%zu pairs were outliers and were left out: other work ran during them; sweep on a quiet host or "
 			 "add --reps",
 			 outliers);
-	const struct meas_summary **sp = calloc(n, sizeof *sp);
-	for (size_t i = 0; sp && i < n; i++)
-		sp[i] = &sum[i];
-	int busy = sp && mrun_warn_busy(&r, sp, n);
-	free(sp);
+	double share = 1;
+	for (size_t i = 0; i < n; i++)
+		share = fmin(share, mrun_fluid_share(&sum[i]));
+	int busy = mrun_warn_busy(&r, share);
 	if (r.m.precision && !met)
 		msg_warn("not every size reached ±%.2f%% before --max-time", 100 * r.m.precision);
 	if (r.m.json) {

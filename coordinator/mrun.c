@@ -126,21 +126,20 @@ void mrun_drift_note(struct mrun *r)
 			 r->m.cpu, 100 * d, r->stored_date);
 }
 
-int mrun_warn_busy(const struct mrun *r, const struct meas_summary *const *sums, size_t n)
+double mrun_fluid_share(const struct meas_summary *s)
 {
-	double worst = 1;
-	for (size_t i = 0; i < n; i++) {
-		const struct meas_summary *s = sums[i];
-		/* tau0 is the fluid's speed in its undisturbed chunks during the co-runs */
-		if (s && s->tau_f_ns > 0 && s->tau0_ns > 0 && s->tau0_ns / s->tau_f_ns < worst)
-			worst = s->tau0_ns / s->tau_f_ns;
-	}
-	if (worst >= MRUN_MIN_FLUID_SHARE)
+	/* tau0 is the fluid's speed in its undisturbed chunks during the co-runs */
+	return s->tau_f_ns > 0 && s->tau0_ns > 0 ? s->tau0_ns / s->tau_f_ns : 1;
+}
+
+int mrun_warn_busy(const struct mrun *r, double share)
+{
+	if (share >= MRUN_MIN_FLUID_SHARE)
 		return 0;
 	msg_warn("in the calibrations around the runs the fluid got only %.0f%% of CPU %d: another process held it, "
 		 "and its work is in the displacement; find it with: ps -eLo pid,psr,pcpu,comm | awk '$2 == %d' "
 		 "and stop it, or measure another CPU with --cpu",
-		 100 * worst, r->m.cpu, r->m.cpu);
+		 100 * share, r->m.cpu, r->m.cpu);
 	return 1;
 }
 

@@ -47,13 +47,15 @@ int mrun_choose_ops(struct mrun *r, struct meas_series *s);
 /* mrun_drift_note - after the first calibration: say if tau_F moved since the stored one */
 void mrun_drift_note(struct mrun *r);
 /*
- * mrun_warn_busy - the fluid's speed in the bracketing calibrations against
- * its undisturbed speed in the same runs, over n summaries: when the worst
- * is below MRUN_MIN_FLUID_SHARE, another process held the measured CPU and
- * its work is in the displacement. Warns and returns 1 then, else 0.
+ * mrun_fluid_share - the fluid's speed in the bracketing calibrations as a
+ * share of its undisturbed speed in the same runs (1 when unknown).
+ * mrun_warn_busy - when the lowest share of a command's summaries is below
+ * MRUN_MIN_FLUID_SHARE, another process held the measured CPU and its work
+ * is in the displacement: warns and returns 1, else 0.
  */
 #define MRUN_MIN_FLUID_SHARE 0.9
-int mrun_warn_busy(const struct mrun *r, const struct meas_summary *const *sums, size_t n);
+double mrun_fluid_share(const struct meas_summary *s);
+int mrun_warn_busy(const struct mrun *r, double share);
 /*
  * mrun_open_csv - open --csv (if given) for appending with header. Returns 0
  * or EXIT_RESOURCE after saying why (another header, cannot open).
