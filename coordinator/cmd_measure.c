@@ -72,10 +72,8 @@ struct out {
 static int run_loop(struct mrun *r, struct meas_series *s, struct out *o, int *precision_met)
 {
 	unsigned reps = r->m.reps ? r->m.reps : DEFAULT_REPS;
-	if (r->m.fit && reps % 2) {
-		reps++; /* whole pairs */
-		msg_info("--reps %u rounded up to %u: the fit needs whole pairs", reps - 1, reps);
-	}
+	if (r->m.fit)
+		reps = mrun_whole_pairs(reps, "the fit needs whole pairs");
 	uint64_t deadline = r->start_ns + r->m.max_time_ns;
 	struct msg_progress prog;
 	msg_progress_start(&prog, "measuring", r->m.precision ? 0 : reps);

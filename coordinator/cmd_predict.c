@@ -271,6 +271,15 @@ static double paired_err_ci(const struct psize *p, int k)
 	return 100 * ci;
 }
 
+/*
+ * An iteration computes c, so a displacement cost below c is no measurement:
+ * the fluid did not get the idle time (another process held the CPU).
+ */
+static int below_c(const struct psize *p, double tau_ns)
+{
+	return tau_ns < p->c_ns;
+}
+
 static void finish_size(struct mrun *r, struct psize *p)
 {
 	meas_summarize(&r->mc, &p->cost, &p->scost);
@@ -309,13 +318,11 @@ static void finish_size(struct mrun *r, struct psize *p)
 	for (int k = 0; k < MEAS_NSRC; k++)
 		tau[2 + k] = p->scost.os[k].mean;
 	/*
-	 * An iteration computes c, so a displacement below c is no measurement:
-	 * the fluid did not get the idle time (another process held the CPU).
-	 * No prediction from it. The OS sources stay as they are: /proc/stat
-	 * leaves out user time, and showing that is its point.
+	 * No prediction from a displacement below c. The OS sources stay as
+	 * they are: /proc/stat leaves out user time, and showing that is its point.
 	 */
 	for (int k = 0; k < 2 + MEAS_NSRC; k++) {
-		p->pred[k] = tau[k] > 0 && (k >= 2 || tau[k] >= p->c_ns) ? 1e9 / tau[k] : NAN;
+		p->pred[k] = tau[k] > 0 && (k >= 2 || !below_c(p, tau[k])) ? 1e9 / tau[k] : NAN;
 		p->err_pct[k] = 100 * (p->pred[k] - p->tput.mean) / p->tput.mean;
 		p->err_ci[k] = isfinite(p->err_pct[k]) ? paired_err_ci(p, k) : NAN;
 	}
@@ -602,10 +609,7 @@ int cmd_predict(int argc, char **argv)
 		msg_info("%s", r.peer_note);
 
 	unsigned reps = r.m.reps ? r.m.reps : DEFAULT_REPS;
-	if (reps % 2) {
-		reps++; /* whole pairs of blocking runs */
-		msg_info("--reps %u rounded up to %u: the blocking mode needs whole pairs", reps - 1, reps);
-	}
+	reps = mrun_whole_pairs(reps, "the blocking mode needs whole pairs");
 	/* the blocking mode is context, not the result: 8 pairs of runs are enough */
 	unsigned block_rounds = r.m.precision || reps > 2 * DEFAULT_REPS ? 2 * DEFAULT_REPS : reps;
 	uint64_t deadline = r.start_ns + r.m.max_time_ns;
@@ -681,12 +685,12 @@ int cmd_predict(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		share = fmin(share, fmin(mrun_fluid_share(&ps[i].scost), mrun_fluid_share(&ps[i].sblock)));
 	int host_busy = mrun_warn_busy(&r, share);
-	size_t below_c = 0;
+	size_t nbelow_c = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct stats_summary *est[2] = { &ps[i].scost.tau, &ps[i].scost.tau_robust };
 		for (int k = 0; k < 2; k++)
-			if (est[k]->mean < ps[i].c_ns) {
-				below_c++;
+			if (below_c(&ps[i], est[k]->mean)) {
+				nbelow_c++;
 				msg_warn("%" PRIu64 " B: %s gives %.2f µs per iteration, less than the %.2f µs it "
 					 "computes: the fluid did not get CPU %d's idle time (another process held "
 					 "it?); no %s prediction",
@@ -734,7 +738,7 @@ int cmd_predict(int argc, char **argv)
 	/* as in sweep: a plot that cannot be written is a missing resource */
 	if (r.m.plot && write_plot(r.m.plot, &r, ps, n) && !st)
 		st = EXIT_RESOURCE;
-	if (!st && r.m.strict && (outliers || unsat || below_c || host_busy || (r.m.precision && !met)))
+	if (!st && r.m.strict && (outliers || unsat || nbelow_c || host_busy || (r.m.precision && !met)))
 		st = EXIT_UNTRUSTED;
 out:
 	for (size_t i = 0; i < n; i++) {

@@ -196,10 +196,8 @@ int cmd_sweep(int argc, char **argv)
 		msg_info("%s", r.peer_note);
 
 	unsigned reps = r.m.reps ? r.m.reps : DEFAULT_REPS;
-	if (r.m.fit && reps % 2) {
-		reps++;
-		msg_info("--reps %u rounded up to %u: the fit needs whole pairs", reps - 1, reps);
-	}
+	if (r.m.fit)
+		reps = mrun_whole_pairs(reps, "the fit needs whole pairs");
 	uint64_t deadline = r.start_ns + r.m.max_time_ns;
 	struct msg_progress prog;
 	msg_progress_start(&prog, "sweeping", r.m.precision ? 0 : (double)reps * (double)n);

@@ -55,7 +55,7 @@ void mreport_os_table(FILE *f, const struct meas_summary *s, const struct meas_c
 	fprintf(f, "  OS accounting, µs per op (%% vs displacement %s µs, paired, ± 95%% CI):\n", us(s->tau.mean, a, sizeof a));
 	for (int k = 0; k < MEAS_NSRC; k++) {
 		const struct stats_summary *o = &s->os[k], *p = &s->pct[k];
-		char pct[40], val[40];
+		char pct[40];
 		/* one estimate has no CI: the difference alone, never "± 0" */
 		if (isfinite(p->mean) && isfinite(p->ci_half))
 			snprintf(pct, sizeof pct, "%+.2f%% ± %.2f", p->mean, p->ci_half);
@@ -63,8 +63,7 @@ void mreport_os_table(FILE *f, const struct meas_summary *s, const struct meas_c
 			snprintf(pct, sizeof pct, "%+.2f%%", p->mean);
 		else
 			snprintf(pct, sizeof pct, "n/a");
-		snprintf(val, sizeof val, "%s", us(o->mean, b, sizeof b));
-		fprintf(f, "    %-11s %10s   %-18s\n", meas_src_name((enum meas_src)k), val, pct);
+		fprintf(f, "    %-11s %10s   %-18s\n", meas_src_name((enum meas_src)k), us(o->mean, b, sizeof b), pct);
 		/* an unavailable source says why, as put reported it */
 		if (!isfinite(o->mean) && s->os_why[k][0])
 			fprintf(f, "        not available: %s%s. ", s->os_why[k],

@@ -115,6 +115,14 @@ static void store_note(struct mrun *r)
 	calib_store_free(&st);
 }
 
+unsigned mrun_whole_pairs(unsigned reps, const char *why)
+{
+	if (reps % 2 == 0)
+		return reps;
+	msg_info("--reps %u rounded up to %u: %s", reps, reps + 1, why);
+	return reps + 1;
+}
+
 void mrun_drift_note(struct mrun *r)
 {
 	if (r->stored_tau_f_ns <= 0 || r->mc.ncal == 0)

@@ -44,6 +44,8 @@ int mrun_setup(struct mrun *r);
  * workload without a fluid (spin: also fixes --loops-per-op). 0 or an exit status.
  */
 int mrun_choose_ops(struct mrun *r, struct meas_series *s);
+/* mrun_whole_pairs - reps, or reps + 1 when odd, with a note saying so and why */
+unsigned mrun_whole_pairs(unsigned reps, const char *why);
 /* mrun_drift_note - after the first calibration: say if tau_F moved since the stored one */
 void mrun_drift_note(struct mrun *r);
 /*
