@@ -68,8 +68,11 @@ NOSAN_CFLAGS := $(BASE_CFLAGS)
 
 # --- sources ---------------------------------------------------------------
 CALIB_SRC  := $(wildcard calib/*.c)
-COORD_SRC  := $(filter-out coordinator/main.c coordinator/cli.c,$(wildcard coordinator/*.c))
-SHARED_SRC := fluid/chunkstat.c fluid/dclock.c fluid/fluid_args.c fluid/taskclock.c coordinator/cli.c
+COORD_SRC  := $(filter-out coordinator/main.c,$(wildcard coordinator/*.c))
+# common/: the parsers, clocks and pinning all three programs share
+COMMON_SRC := $(wildcard common/*.c)
+# the fluid's own argument parser, which the coordinator uses to build its argv
+FLUIDARG_SRC := fluid/fluid_args.c
 PUT_SRC    := $(filter-out put/put_main.c,$(wildcard put/*.c))
 TEST_SRC   := $(wildcard tests/check_*.c) tests/testutil.c
 KERNEL_SRC := fluid/spin.c
@@ -85,7 +88,8 @@ nosan = $(patsubst %.c,$(OUT)/nosan/%.o,$(1))
 
 CALIB_OBJ  := $(call obj,$(CALIB_SRC))
 COORD_OBJ  := $(call obj,$(COORD_SRC))
-SHARED_OBJ := $(call obj,$(SHARED_SRC))
+COMMON_OBJ := $(call obj,$(COMMON_SRC))
+FLUIDARG_OBJ := $(call obj,$(FLUIDARG_SRC))
 PUT_OBJ    := $(call obj,$(PUT_SRC))
 KERNEL_OBJ := $(call nosan,$(KERNEL_SRC))
 TEST_OBJ   := $(call obj,$(TEST_SRC))
@@ -98,20 +102,21 @@ TESTBIN := $(OUT)/check_displace
 .PHONY: all check run install uninstall clean distclean help unit e2e
 all: $(PROGS)
 
-$(BIN)/displace: $(OUT)/obj/coordinator/main.o $(COORD_OBJ) $(CALIB_OBJ) $(SHARED_OBJ) $(PUT_OBJ) $(RPC_OBJ) $(KERNEL_OBJ)
+$(BIN)/displace: $(OUT)/obj/coordinator/main.o $(COORD_OBJ) $(CALIB_OBJ) $(COMMON_OBJ) $(FLUIDARG_OBJ) $(PUT_OBJ) $(RPC_OBJ) $(KERNEL_OBJ)
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
 
 # The fluid is one small, unsanitized program.
-$(BIN)/fluid: $(call nosan,fluid/fluid.c fluid/fluid_args.c fluid/chunkstat.c fluid/dclock.c fluid/taskclock.c coordinator/cli.c) $(KERNEL_OBJ)
+$(BIN)/fluid: $(call nosan,fluid/fluid.c $(FLUIDARG_SRC) $(COMMON_SRC)) $(KERNEL_OBJ)
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ -pthread $(HARDEN_LDFLAGS) -lm
 
-$(BIN)/put: $(OUT)/obj/put/put_main.o $(PUT_OBJ) $(CALIB_OBJ) $(SHARED_OBJ) $(KERNEL_OBJ) $(RPC_OBJ)
+# put never calls calib/: it measures and reports, the coordinator computes
+$(BIN)/put: $(OUT)/obj/put/put_main.o $(PUT_OBJ) $(COMMON_OBJ) $(KERNEL_OBJ) $(RPC_OBJ)
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
 
-$(TESTBIN): $(TEST_OBJ) $(COORD_OBJ) $(CALIB_OBJ) $(SHARED_OBJ) $(PUT_OBJ) $(RPC_OBJ) $(KERNEL_OBJ)
+$(TESTBIN): $(TEST_OBJ) $(COORD_OBJ) $(CALIB_OBJ) $(COMMON_OBJ) $(FLUIDARG_OBJ) $(PUT_OBJ) $(RPC_OBJ) $(KERNEL_OBJ)
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ $(LDFLAGS) $(CHECK_LIBS) $(PKG_LIBS)
 

@@ -2,7 +2,7 @@
 #ifndef REPORT_H
 #define REPORT_H
 
-#include "fluid/chunkstat.h"
+#include "common/chunkstat.h"
 
 #include <stdint.h>
 

@@ -5,13 +5,13 @@
 #include "calib/calibration.h"
 #include "calib/procfs.h"
 #include "calib/stats.h"
-#include "coordinator/cli.h"
+#include "common/cli.h"
 #include "coordinator/context.h"
 #include "coordinator/displace.h"
 #include "coordinator/experiment.h"
 #include "coordinator/jsonout.h"
 #include "coordinator/msg.h"
-#include "fluid/dclock.h"
+#include "common/dclock.h"
 #include "fluid/fluid_args.h"
 
 #include <errno.h>

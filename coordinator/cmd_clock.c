@@ -3,7 +3,7 @@
 #include "coordinator/displace.h"
 #include "coordinator/jsonout.h"
 #include "coordinator/msg.h"
-#include "coordinator/cli.h"
+#include "common/cli.h"
 
 #include <getopt.h>
 #include <inttypes.h>

@@ -9,7 +9,7 @@
 #include "coordinator/mreport.h"
 #include "coordinator/mrun.h"
 #include "coordinator/msg.h"
-#include "fluid/dclock.h"
+#include "common/dclock.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -1,6 +1,6 @@
 /* cmd_plan.c - displace plan: the loops a slow clock needs, and how long they take */
 #include "calib/slowclock.h"
-#include "coordinator/cli.h"
+#include "common/cli.h"
 #include "coordinator/displace.h"
 #include "coordinator/jsonout.h"
 #include "coordinator/msg.h"

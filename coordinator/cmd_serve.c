@@ -3,7 +3,8 @@
  * for running on a remote host (the local peer is 'put serve', spawned by
  * displace measure). The server itself is put/serve.c.
  */
-#include "coordinator/cli.h"
+#include "common/cli.h"
+#include "common/pin.h"
 #include "coordinator/displace.h"
 #include "coordinator/msg.h"
 #include "put/serve.h"
@@ -92,15 +93,11 @@ int cmd_serve(int argc, char **argv)
 		return msg_usage("serve", "unexpected argument '%s'", argv[optind]);
 
 	signal(SIGPIPE, SIG_IGN);
-	if (cpu >= 0) {
-		cpu_set_t set;
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		/* before serve_open starts the RPC thread, which inherits it */
-		if (sched_setaffinity(0, sizeof set, &set)) {
-			msg_error("cannot pin to cpu %d: %s", cpu, strerror(errno));
-			return EXIT_USAGE;
-		}
+	/* before serve_open starts the RPC thread, which inherits it */
+	int prc = cpu >= 0 ? pin_to_cpu(cpu) : 0;
+	if (prc) {
+		msg_error("cannot pin to cpu %d: %s", cpu, strerror(-prc));
+		return EXIT_USAGE;
 	}
 	struct serve *srv;
 	rc = serve_open(&cfg, &srv, err, sizeof err);

@@ -9,7 +9,7 @@
 #include "coordinator/mrun.h"
 #include "coordinator/msg.h"
 #include "coordinator/plot.h"
-#include "fluid/dclock.h"
+#include "common/dclock.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -1,7 +1,7 @@
 /* cmd_ticks.c - displace ticks: mean durations, their sd and CI, from per-interval tick counts */
 #include "calib/csvio.h"
 #include "calib/slowclock.h"
-#include "coordinator/cli.h"
+#include "common/cli.h"
 #include "coordinator/displace.h"
 #include "coordinator/jsonout.h"
 #include "coordinator/msg.h"

@@ -2,7 +2,7 @@
 #ifndef CONTEXT_H
 #define CONTEXT_H
 
-#include "coordinator/cli.h"
+#include "common/cli.h"
 
 #include <jansson.h>
 

@@ -8,7 +8,8 @@
  */
 #include "coordinator/experiment.h"
 #include "coordinator/context.h"
-#include "fluid/dclock.h"
+#include "common/dclock.h"
+#include "common/pin.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -124,13 +125,8 @@ int exp_pin_coordinator(struct exp_env *e, const struct cli_cpus *measured, cons
 		fallback = cpu;
 		break;
 	}
-	if (fallback >= 0) {
-		cpu_set_t set;
-		CPU_ZERO(&set);
-		CPU_SET(fallback, &set);
-		if (sched_setaffinity(0, sizeof set, &set))
-			fallback = -1;
-	}
+	if (fallback >= 0 && pin_to_cpu(fallback))
+		fallback = -1;
 	e->coordinator_cpu = fallback;
 	return fallback;
 }

@@ -4,7 +4,7 @@
 
 #include "calib/procfs.h"
 #include "calib/report.h"
-#include "coordinator/cli.h"
+#include "common/cli.h"
 #include "coordinator/spawn.h"
 
 #include <limits.h>

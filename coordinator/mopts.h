@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#include "coordinator/cli.h"
+#include "common/cli.h"
 #include "fluid/fluid_args.h"
 
 #include <stdint.h>

@@ -4,7 +4,7 @@
 #include "coordinator/clockprobe.h"
 #include "coordinator/displace.h"
 #include "coordinator/msg.h"
-#include "fluid/dclock.h"
+#include "common/dclock.h"
 
 #include <errno.h>
 #include <inttypes.h>

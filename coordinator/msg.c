@@ -1,5 +1,6 @@
 /* msg.c - messages to the user: errors, warnings, progress */
 #include "coordinator/msg.h"
+#include "common/dclock.h"
 #include "coordinator/displace.h"
 
 #include <getopt.h>
@@ -73,17 +74,11 @@ int msg_getopt_error(const char *cmd, int c, char **argv)
 	return msg_usage(cmd, "unknown option '%s'", argv[optind - 1]);
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 void msg_progress_start(struct msg_progress *p, const char *what, double total)
 {
 	p->what = what;
-	p->start_ns = mono_ns();
+	p->start_ns = dclock_mono_ns();
 	p->total = total;
 	p->shown = false;
 }
@@ -103,7 +98,7 @@ void msg_progress_update(struct msg_progress *p, double done)
 	for (int i = 0; i < width; i++)
 		bar[i] = i < fill ? '=' : ' ';
 	bar[width] = '\0';
-	double elapsed_s = (double)(mono_ns() - p->start_ns) / 1e9;
+	double elapsed_s = (double)(dclock_mono_ns() - p->start_ns) / 1e9;
 	fprintf(stderr, "\r\033[K%s [%s] %3.0f%%", p->what, bar, frac * 100);
 	if (frac > 0.02 && frac < 1) {
 		double left_s = elapsed_s * (1 - frac) / frac;

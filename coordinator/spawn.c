@@ -1,6 +1,6 @@
 /* spawn.c - child processes on the coordinator's uv loop, with their output captured */
 #include "coordinator/spawn.h"
-#include "fluid/dclock.h"
+#include "common/dclock.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -8,11 +8,12 @@
  * coordinator estimates the fluid's undisturbed speed and the time other
  * work took from it.
  */
-#include "fluid/chunkstat.h"
-#include "fluid/dclock.h"
+#include "common/chunkstat.h"
+#include "common/pin.h"
+#include "common/dclock.h"
 #include "fluid/fluid_args.h"
 #include "fluid/spin.h"
-#include "fluid/taskclock.h"
+#include "common/taskclock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -144,14 +145,10 @@ int main(int argc, char **argv)
 	sigemptyset(&si.sa_mask);
 	sigaction(SIGIO, &si, NULL);
 
-	if (a.cpu >= 0) {
-		cpu_set_t set;
-		CPU_ZERO(&set);
-		CPU_SET(a.cpu, &set);
-		if (sched_setaffinity(0, sizeof set, &set)) {
-			fprintf(stderr, "fluid: cannot pin to cpu %d: %s\n", a.cpu, strerror(errno));
-			return 2;
-		}
+	int prc = a.cpu >= 0 ? pin_to_cpu(a.cpu) : 0;
+	if (prc) {
+		fprintf(stderr, "fluid: cannot pin to cpu %d: %s\n", a.cpu, strerror(-prc));
+		return 2;
 	}
 	int rc = set_sched(a.sched);
 	if (rc) {

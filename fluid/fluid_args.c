@@ -1,6 +1,6 @@
 /* fluid_args.c - the fluid's command line */
 #include "fluid/fluid_args.h"
-#include "coordinator/cli.h"
+#include "common/cli.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* acct.c - the OS's own accounting of the timed loop, as the PUT sees it */
 #include "put/acct.h"
-#include "fluid/taskclock.h"
+#include "common/taskclock.h"
 
 #include <errno.h>
 #include <fcntl.h>

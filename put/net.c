@@ -1,6 +1,6 @@
 /* net.c - the hello, addresses, option parsing and blocking send/receive loops */
 #include "put/net.h"
-#include "coordinator/cli.h"
+#include "common/cli.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

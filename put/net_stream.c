@@ -1,5 +1,6 @@
 /* net_stream.c - the stream client shared by the tcp, tcp-stream and unix workloads */
 #include "put/net_stream.h"
+#include "common/dclock.h"
 #include "put/net.h"
 #include "fluid/spin.h"
 
@@ -135,12 +136,6 @@ static int io_error(struct stream *s, int rc, const char *what, uint64_t done, c
 	return rc;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* receive at most want bytes of owed replies; blocking or not. Bytes taken, or -errno */
 static ssize_t take_replies(struct stream *s, uint64_t want, int dontwait)
@@ -173,16 +168,16 @@ static int pipe_run(struct stream *s, uint64_t ops, char *err, size_t errlen)
 {
 	const size_t m = s->o.msg_bytes;
 	const uint64_t r = s->o.reply_bytes, room = (s->o.window - 1) * r;
-	uint64_t owed = 0, burst_t0 = mono_ns();
+	uint64_t owed = 0, burst_t0 = dclock_mono_ns();
 	for (uint64_t i = 0; i < ops; i++) {
 		if (s->o.burst && i && i % s->o.burst == 0 && s->o.duty < 1) {
-			uint64_t now = mono_ns();
+			uint64_t now = dclock_mono_ns();
 			uint64_t pause = (uint64_t)((double)(now - burst_t0) * (1 - s->o.duty) / s->o.duty);
 			struct timespec ts = { (time_t)(pause / 1000000000u), (long)(pause % 1000000000u) };
 			while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
 				;
 			s->bursts++;
-			burst_t0 = mono_ns();
+			burst_t0 = dclock_mono_ns();
 			s->paced_ns += burst_t0 - now;
 		}
 		while (owed > room) {

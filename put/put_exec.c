@@ -6,7 +6,7 @@
  * The command's stdin and stdout are /dev/null (stdout must not mix with
  * the report line); its stderr is put's.
  */
-#include "coordinator/cli.h"
+#include "common/cli.h"
 #include "put/put.h"
 
 #include <errno.h>

@@ -7,8 +7,9 @@
  * The report line holds ops, the loop's start and end (CLOCK_MONOTONIC_RAW
  * ns, quantised if asked), and the OS's own accounting of the loop.
  */
-#include "coordinator/cli.h"
-#include "fluid/dclock.h"
+#include "common/cli.h"
+#include "common/pin.h"
+#include "common/dclock.h"
 #include "put/acct.h"
 #include "put/put.h"
 #include "put/serve.h"
@@ -143,15 +144,11 @@ static int serve_main(int argc, char **argv, int cpu)
 	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == 0 && getppid() != parent)
 		return PUT_FAILED;
 	signal(SIGPIPE, SIG_IGN);
-	if (cpu >= 0) {
-		cpu_set_t set;
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		/* before any thread starts, so the RPC thread is pinned too */
-		if (sched_setaffinity(0, sizeof set, &set)) {
-			fprintf(stderr, "put serve: cannot pin to cpu %d: %s\n", cpu, strerror(errno));
-			return PUT_USAGE;
-		}
+	/* before any thread starts, so the RPC thread is pinned too */
+	int prc = cpu >= 0 ? pin_to_cpu(cpu) : 0;
+	if (prc) {
+		fprintf(stderr, "put serve: cannot pin to cpu %d: %s\n", cpu, strerror(-prc));
+		return PUT_USAGE;
 	}
 	struct serve *srv;
 	int rc = serve_open(&cfg, &srv, err, sizeof err);
@@ -264,14 +261,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "put: %s: %s\n", w->name, err);
 		return PUT_USAGE;
 	}
-	if (cpu >= 0) {
-		cpu_set_t set;
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		if (sched_setaffinity(0, sizeof set, &set)) {
-			fprintf(stderr, "put: cannot pin to cpu %d: %s\n", cpu, strerror(errno));
-			return PUT_USAGE;
-		}
+	int prc = cpu >= 0 ? pin_to_cpu(cpu) : 0;
+	if (prc) {
+		fprintf(stderr, "put: cannot pin to cpu %d: %s\n", cpu, strerror(-prc));
+		return PUT_USAGE;
 	}
 	uint64_t t_setup = dclock_now_ns();
 	int rc = w->setup(state, err, sizeof err);

@@ -3,7 +3,7 @@
  * arithmetic loop. Pure computation, so OS accounting is right here: this
  * workload validates the method (Woodside Table 1).
  */
-#include "coordinator/cli.h"
+#include "common/cli.h"
 #include "fluid/spin.h"
 #include "put/put.h"
 

@@ -4,6 +4,7 @@
  * put/net.h.
  */
 #include "put/serve.h"
+#include "common/dclock.h"
 #include "put/net.h"
 
 #include "displace_rpc.h"
@@ -117,12 +118,6 @@ struct serve {
 /* the RPC dispatcher has no user pointer; one server per process */
 static struct serve *rpc_srv;
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* One line per bad client, at most SERVE_LOG_BURST per window; then counted. */
 __attribute__((format(printf, 2, 3))) static void slog(struct serve *s, const char *fmt, ...)
@@ -132,7 +127,7 @@ __attribute__((format(printf, 2, 3))) static void slog(struct serve *s, const ch
 	if (!s->cfg.log)
 		return;
 	pthread_mutex_lock(&s->log_lock);
-	uint64_t now = mono_ns();
+	uint64_t now = dclock_mono_ns();
 	if (now - s->log_window_ns >= SERVE_LOG_WINDOW_NS) {
 		if (s->log_suppressed) {
 			snprintf(line, sizeof line, "%" PRIu64 " more messages about bad clients suppressed",
@@ -779,8 +774,8 @@ static void rpc_close(struct serve *s)
 		 * libtirpc may sit up to 35 s in a read from a stalled client:
 		 * wait a second, then cancel the thread and leave libtirpc as it is.
 		 */
-		uint64_t until = mono_ns() + SERVE_RPC_JOIN_NS;
-		while (!atomic_load(&s->rpc_done) && mono_ns() < until)
+		uint64_t until = dclock_mono_ns() + SERVE_RPC_JOIN_NS;
+		while (!atomic_load(&s->rpc_done) && dclock_mono_ns() < until)
 			usleep(2000);
 		if (!atomic_load(&s->rpc_done)) {
 			pthread_cancel(s->rpc_thread);
@@ -980,7 +975,7 @@ int serve_open(const struct serve_config *c, struct serve **out, char *err, size
 	s->cfg = *c;
 	s->rpc_fd = s->rpc_efd = -1;
 	pthread_mutex_init(&s->log_lock, NULL);
-	s->log_window_ns = mono_ns();
+	s->log_window_ns = dclock_mono_ns();
 	s->peers = calloc(SERVE_UDP_SLOTS, sizeof *s->peers);
 	s->buf = malloc(SERVE_BUF_BYTES);
 	s->zeros = malloc(SERVE_BUF_BYTES);

@@ -1,5 +1,5 @@
 /* check_cli.c - the pure command-line parsers */
-#include "coordinator/cli.h"
+#include "common/cli.h"
 #include "tests/suites.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* check_fluid.c - the fluid's arguments, its chunk statistics, and the real process */
-#include "fluid/chunkstat.h"
+#include "common/chunkstat.h"
 #include "fluid/fluid_args.h"
 #include "tests/suites.h"
 #include "tests/testutil.h"

@@ -1,5 +1,6 @@
 /* testutil.c - running the real binaries from tests */
 #include "tests/testutil.h"
+#include "common/pin.h"
 #include "calib/csvio.h"
 
 #include <check.h>
@@ -42,10 +43,7 @@ pid_t tu_start_hog(int cpu)
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		cpu_set_t set;
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		if (sched_setaffinity(0, sizeof set, &set))
+		if (pin_to_cpu(cpu))
 			_exit(1);
 		/* bounded, whatever happens to the test: it dies with it, and after 60 s */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);

@@ -1,5 +1,5 @@
 /* dclock.c - the one clock the fluid, put and the coordinator read */
-#include "fluid/dclock.h"
+#include "common/dclock.h"
 
 #include <errno.h>
 

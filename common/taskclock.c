@@ -1,5 +1,5 @@
 /* taskclock.c - perf task-clock of the calling process, opened disabled */
-#include "fluid/taskclock.h"
+#include "common/taskclock.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>

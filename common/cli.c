@@ -1,5 +1,5 @@
 /* cli.c - pure parsers for command-line values */
-#include "coordinator/cli.h"
+#include "common/cli.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* dclock.h - the one clock the fluid, put and the coordinator read */
+/* dclock.h - the clocks the fluid, put and the coordinator read */
 #ifndef DCLOCK_H
 #define DCLOCK_H
 
@@ -18,6 +18,17 @@ static inline uint64_t dclock_raw_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * dclock_mono_ns - CLOCK_MONOTONIC now, in ns: for deadlines, timeouts and
+ * progress, never for a measured duration (which is dclock_raw_ns)
+ */
+static inline uint64_t dclock_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 

@@ -1,5 +1,5 @@
 /* chunkstat.c - the fluid's per-chunk timing statistics */
-#include "fluid/chunkstat.h"
+#include "common/chunkstat.h"
 
 #include <errno.h>
 #include <inttypes.h>
