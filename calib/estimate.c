@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 int est_cal_from(const struct fluid_report *r, int use_steal, struct est_cal *c)
@@ -90,4 +91,109 @@ double est_pct_diff(double x, double d)
 	if (!isfinite(x) || !isfinite(d) || d == 0)
 		return NAN;
 	return 100 * (x - d) / d;
+}
+
+const char *est_src_name(enum est_src src)
+{
+	static const char *const names[] = { "getrusage", "task-clock", "schedstat", "/proc/stat" };
+	return names[src];
+}
+
+const char *est_src_key(enum est_src src)
+{
+	static const char *const keys[] = { "getrusage", "task_clock", "schedstat", "procstat" };
+	return keys[src];
+}
+
+static double val_ns(const struct report_val *v)
+{
+	return v->avail ? v->v : NAN;
+}
+
+/* sys + irq + softirq ticks of one CPU over the run, in ns */
+static double procstat_sys_ns(const struct est_run_in *in, int cpu)
+{
+	const struct procfs_cpu *a, *b;
+	if (!in->stat0 || !in->stat1 || in->user_hz <= 0 || !(a = procfs_stat_find(in->stat0, cpu)) ||
+	    !(b = procfs_stat_find(in->stat1, cpu)))
+		return NAN;
+	uint64_t t0 = a->system + a->irq + a->softirq, t1 = b->system + b->irq + b->softirq;
+	return (double)(t1 - t0) * 1e9 / (double)in->user_hz;
+}
+
+/*
+ * The PUT's task-clock minus its CPU time: steal while it was current, plus
+ * the share of context-switch time that perf gives the fluid and the
+ * scheduler gives the PUT (or the other way round). Signed: only the sum
+ * with the fluid's own difference is steal. For exec, whose work is in
+ * children, getrusage holds the children's CPU time.
+ */
+static double put_steal_ns(const struct put_report *p)
+{
+	if (!p->task_clock_ns.avail)
+		return 0;
+	if (p->schedstat_ns.avail)
+		return p->task_clock_ns.v - p->schedstat_ns.v;
+	if (p->cputime_ns.avail)
+		return p->task_clock_ns.v - p->cputime_ns.v;
+	if (p->utime_ns.avail && p->stime_ns.avail)
+		return p->task_clock_ns.v - p->utime_ns.v - p->stime_ns.v;
+	return 0;
+}
+
+int est_run_from(const struct est_run_in *in, struct est_run *run, int *bad_cpu)
+{
+	const struct put_report *p = in->put;
+	double put_steal = put_steal_ns(p);
+	memset(run, 0, sizeof *run);
+	run->ops = p->ops;
+	for (int i = 0; i < in->ncpu; i++) {
+		struct est_cpu e;
+		int c = in->cpu[i], is_put = c == in->put_cpu;
+		if (est_cpu_from(&in->fluid[i], &in->before[i], &in->after[i], in->tau_sd_ns, is_put, put_steal,
+				 in->use_steal, &e)) {
+			*bad_cpu = c;
+			return -EINVAL;
+		}
+		run->cpu_t_put_ns[i] = e.t_put_ns;
+		run->t_put_ns += e.t_put_ns;
+		run->t_put_robust_ns += e.t_put_robust_ns;
+		run->t_put_raw_ns += e.t_put_raw_ns;
+		run->drift_ns += e.drift_ns;
+		run->calib_ns += e.calib_ns;
+		run->cache_ns += e.cache_ns;
+		if (is_put) {
+			run->tau_f_ns = e.tau_f_ns;
+			run->tau0_ns = e.tau0_2_ns;
+			run->t2_ns = e.t2_ns;
+			run->t2_raw_ns = fluid_raw_wall_ns(&in->fluid[i]);
+			run->l2 = e.l2;
+			run->lf1 = (in->before[i].wall_ns / in->before[i].tau_ns + in->after[i].wall_ns / in->after[i].tau_ns) / 2;
+			run->res_ns = est_res_ns(in->delta_ns, run->l2, run->lf1);
+			run->steal_ns = e.steal_ns;
+		}
+		if (in->sirq0 && in->sirq1 && c < in->sirq0->ncpu) {
+			run->net_rx[i] = (double)(in->sirq1->net_rx[c] - in->sirq0->net_rx[c]);
+			run->net_tx[i] = (double)(in->sirq1->net_tx[c] - in->sirq0->net_tx[c]);
+		}
+	}
+	run->os_ns[SRC_GETRUSAGE] = p->utime_ns.avail && p->stime_ns.avail ? p->utime_ns.v + p->stime_ns.v : NAN;
+	run->os_ns[SRC_TASK_CLOCK] = val_ns(&p->task_clock_ns);
+	run->os_ns[SRC_SCHEDSTAT] = val_ns(&p->schedstat_ns);
+	run->os_ns[SRC_PROCSTAT] = procstat_sys_ns(in, in->put_cpu);
+	const struct report_val *why_src[EST_NSRC] = {
+		[SRC_GETRUSAGE] = p->utime_ns.avail ? &p->stime_ns : &p->utime_ns,
+		[SRC_TASK_CLOCK] = &p->task_clock_ns,
+		[SRC_SCHEDSTAT] = &p->schedstat_ns,
+	};
+	for (int k = 0; k < EST_NSRC; k++)
+		if (isnan(run->os_ns[k]))
+			snprintf(run->os_why[k], sizeof run->os_why[k], "%s",
+				 why_src[k] && !why_src[k]->avail ? why_src[k]->why : "no /proc/stat");
+	run->put_wall_ns = (double)(p->end_ns - p->start_ns);
+	run->peer_ns = in->peer_ns;
+	run->nvcsw = p->nvcsw;
+	run->nivcsw = p->nivcsw;
+	run->cmd_status = p->cmd_status;
+	return 0;
 }

@@ -20,10 +20,22 @@
 #ifndef ESTIMATE_H
 #define ESTIMATE_H
 
-#include "calib/report.h"
+#include "calib/procfs.h"
+#include "calib/reportline.h"
 #include "calib/stats.h"
 
 #include <stddef.h>
+#include <stdint.h>
+
+#define EST_MAX_CPUS 64
+
+/* The OS's own accounting of the PUT, reported beside displacement. */
+enum est_src { SRC_GETRUSAGE, SRC_TASK_CLOCK, SRC_SCHEDSTAT, SRC_PROCSTAT, EST_NSRC };
+
+/* est_src_name - "getrusage", "task-clock", "schedstat", "/proc/stat" */
+const char *est_src_name(enum est_src src);
+/* est_src_key - the JSON/CSV key: getrusage, task_clock, schedstat, procstat */
+const char *est_src_key(enum est_src src);
 
 /* What one calibration (the fluid alone) says about one CPU. */
 struct est_cal {
@@ -98,6 +110,53 @@ struct est_pair {
 };
 /* est_pair_from - slope and intercept from two runs; -EINVAL if the op counts are equal */
 int est_pair_from(double t_big, double l_big, double t_small, double l_small, struct est_pair *p);
+
+/*
+ * One co-run as the estimators see it: every estimate of it, in ns for the
+ * whole run (divide by ops for per op); NAN where unavailable.
+ */
+struct est_run {
+	uint64_t ops;
+	double t_put_ns, t_put_robust_ns;           /* summed over the fluid CPUs */
+	double t_put_raw_ns;                        /* classic by the real clock (a slow clock simulated) */
+	double t2_raw_ns;                           /* T_F(2) by the real clock, on the PUT's CPU */
+	double cpu_t_put_ns[EST_MAX_CPUS];          /* classic, per fluid CPU */
+	double os_ns[EST_NSRC];
+	char os_why[EST_NSRC][24];                  /* why a source is NAN, as put said: "EOPNOTSUPP" */
+	double drift_ns, calib_ns, cache_ns, res_ns;
+	double tau_f_ns, tau0_ns, t2_ns, l2, lf1;    /* on the PUT's CPU */
+	double steal_ns;                            /* removed by the drift-robust estimator */
+	double peer_ns;                             /* the local peer's CPU time in the run (schedstat) */
+	double net_rx[EST_MAX_CPUS], net_tx[EST_MAX_CPUS];
+	double put_wall_ns;                         /* put's own loop wall time */
+	long nvcsw, nivcsw;
+	int cmd_status;
+	int outlier;                                /* set by the summary (sum_compute) */
+};
+
+/* What est_run_from needs: the reports of one co-run and the calibrations around it. */
+struct est_run_in {
+	int ncpu;                            /* fluid CPUs */
+	const int *cpu;                      /* their ids */
+	int put_cpu;                         /* the PUT's CPU, one of them */
+	const struct fluid_report *fluid;    /* the co-run's report per fluid CPU */
+	const struct est_cal *before, *after; /* the calibrations around it, per fluid CPU */
+	double tau_sd_ns;                    /* sd of one calibration's tau_F on the PUT's CPU (0: unknown) */
+	const struct put_report *put;
+	const struct procfs_stat *stat0, *stat1;     /* /proc/stat around the run, or NULL */
+	const struct procfs_softirqs *sirq0, *sirq1; /* /proc/softirqs around the run, or NULL */
+	long user_hz;                        /* USER_HZ of /proc/stat */
+	double delta_ns;                     /* clock resolution, for e_res */
+	double peer_ns;                      /* the local peer's CPU time in the run, NAN if none */
+	int use_steal;                       /* as for est_cal_from */
+};
+
+/*
+ * est_run_from - every estimate of one co-run: classic and drift-robust
+ * displacement summed over the fluid CPUs, per CPU, the error terms, and
+ * the OS sources. -EINVAL with *bad_cpu set if a fluid did no loops.
+ */
+int est_run_from(const struct est_run_in *in, struct est_run *r, int *bad_cpu);
 
 /* Paired percentage difference of another source from displacement: 100 (x - d) / d. */
 double est_pct_diff(double x, double d);

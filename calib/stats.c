@@ -321,3 +321,18 @@ int stats_linfit(const double *x, const double *y, size_t n, struct stats_line *
 	}
 	return 0;
 }
+
+void stats_acc_add(struct stats_acc *a, double x)
+{
+	a->n++;
+	double d = x - a->mean;
+	a->mean += d / (double)a->n;
+	a->m2 += d * (x - a->mean);
+}
+
+double stats_acc_sd(const struct stats_acc *a)
+{
+	if (a->n < 2)
+		return NAN;
+	return sqrt(a->m2 > 0 ? a->m2 / (double)(a->n - 1) : 0);
+}

@@ -26,6 +26,19 @@ double stats_mad(const double *x, size_t n);
 /* stats_summarize - all of the above; conf is e.g. 0.95. -EINVAL if n is 0 */
 int stats_summarize(const double *x, size_t n, double conf, struct stats_summary *s);
 
+/*
+ * A running mean and variance, one value at a time (Welford 1962, as
+ * Knuth TAOCP vol. 2, 4.2.2): m += (x - m) / n, s2 += (x - m_old)(x - m).
+ */
+struct stats_acc {
+	size_t n;
+	double mean, m2;
+};
+/* stats_acc_add - add x */
+void stats_acc_add(struct stats_acc *a, double x);
+/* stats_acc_sd - the sample standard deviation so far; NAN when n < 2 */
+double stats_acc_sd(const struct stats_acc *a);
+
 /* stats_norm_cdf - standard normal distribution function */
 double stats_norm_cdf(double z);
 /* stats_norm_quantile - z with P(Z <= z) = p, for 0 < p < 1; NAN otherwise */

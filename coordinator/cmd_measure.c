@@ -6,8 +6,10 @@
  */
 #include "coordinator/displace.h"
 #include "coordinator/jsonout.h"
-#include "coordinator/mreport.h"
-#include "coordinator/mrun.h"
+#include "coordinator/out_csv.h"
+#include "coordinator/out_json.h"
+#include "coordinator/out_text.h"
+#include "coordinator/cmd_measuring.h"
 #include "coordinator/msg.h"
 #include "common/dclock.h"
 
@@ -47,11 +49,11 @@ static void usage(FILE *f)
 		}
 	}
 	fputs("\n", f);
-	fputs(mopts_help_placement, f);
+	fputs(opts_help_placement, f);
 	fputs("\n", f);
-	mopts_help_measurement(f, "measure");
+	opts_help_measurement(f, "measure");
 	fputs("\n", f);
-	mopts_help_output(f, "measure", NULL);
+	opts_help_output(f, "measure", NULL);
 	fputs("\n"
 	      "Examples:\n"
 	      "  displace measure spin --us 200\n"
@@ -69,11 +71,11 @@ struct out {
 	int have_csv;
 };
 
-static int run_loop(struct mrun *r, struct meas_series *s, struct out *o, int *precision_met)
+static int run_loop(struct session *r, struct series *s, struct out *o, int *precision_met)
 {
 	unsigned reps = r->m.reps ? r->m.reps : DEFAULT_REPS;
 	if (r->m.fit)
-		reps = mrun_whole_pairs(reps, "the fit needs whole pairs");
+		reps = measuring_whole_pairs(reps, "the fit needs whole pairs");
 	uint64_t deadline = r->start_ns + r->m.max_time_ns;
 	struct msg_progress prog;
 	msg_progress_start(&prog, "measuring", r->m.precision ? 0 : reps);
@@ -81,21 +83,21 @@ static int run_loop(struct mrun *r, struct meas_series *s, struct out *o, int *p
 	for (unsigned i = 0;; i++) {
 		if (!r->m.precision && i >= reps)
 			break;
-		uint64_t ops = r->m.fit && i % 2 ? meas_small_ops(s->ops) : s->ops;
-		int rc = meas_run(&r->mc, s, ops);
+		uint64_t ops = r->m.fit && i % 2 ? sum_small_ops(s->ops) : s->ops;
+		int rc = seq_run(&r->seq, s, ops);
 		if (rc) {
 			msg_progress_end(&prog);
 			return rc;
 		}
 		if (i == 0)
-			mrun_drift_note(r);
-		if (o->have_csv && mreport_csv_run(&o->csv, "measure", &r->mc, s, s->nruns - 1))
+			measuring_drift_note(r);
+		if (o->have_csv && out_csv_run(&o->csv, "measure", &r->seq.o, s, s->nruns - 1))
 			msg_warn("cannot write to '%s'", o->csv.path);
 		msg_progress_update(&prog, i + 1);
 		int pair_done = !r->m.fit || i % 2 == 1;
 		if (r->m.precision && pair_done && s->nruns >= (r->m.fit ? 6u : 3u)) {
-			struct meas_summary sum;
-			meas_summarize(&r->mc, s, &sum);
+			struct summary sum;
+			seq_summarize(&r->seq, s, &sum);
 			if (sum.n >= 3 && sum.tau.ci_half <= r->m.precision * fabs(sum.tau.mean)) {
 				*precision_met = 1;
 				break;
@@ -113,17 +115,17 @@ static int run_loop(struct mrun *r, struct meas_series *s, struct out *o, int *p
 
 int cmd_measure(int argc, char **argv)
 {
-	struct mrun r;
+	struct session r;
 	memset(&r, 0, sizeof r);
 	r.m.cmd = "measure";
-	int st = mopts_parse(argc, argv, &r.m, NULL, NULL, NULL);
+	int st = measuring_parse(&r, argc, argv, NULL, NULL, NULL);
 	if (st)
 		return st;
 	if (r.m.help) {
 		usage(stdout);
 		return EXIT_OK;
 	}
-	if ((st = mrun_check_workload(&r, r.m.wargs, r.m.nwargs)))
+	if ((st = measuring_check_workload(&r, r.m.wargs, r.m.nwargs, NULL, 0)))
 		return st;
 	if (r.m.reps && r.m.precision)
 		return msg_usage("measure", "--reps and --precision exclude each other");
@@ -133,23 +135,23 @@ int cmd_measure(int argc, char **argv)
 		return msg_usage("measure", "--plot is for sweep and predict: measure has one cost, not a curve");
 
 	struct out o = { 0 };
-	if ((st = mrun_open_csv(&r, &o.csv, MREPORT_CSV_HEADER)))
+	if ((st = measuring_open_csv(&r, &o.csv, OUT_CSV_HEADER)))
 		return st;
 	o.have_csv = r.m.csv != NULL;
-	if ((st = mrun_setup(&r))) {
+	if ((st = measuring_setup(&r))) {
 		csvout_close(&o.csv);
-		mrun_finish(&r);
+		session_finish(&r);
 		return st;
 	}
-	struct meas_series s;
-	mrun_series_init(&r, &s, r.m.workload);
+	struct series s;
+	session_series_init(&r, &s, r.m.workload);
 	int rc = 0, met = 0;
-	if ((st = mrun_choose_ops(&r, &s)))
+	if ((st = measuring_choose_ops(&r, &s)))
 		goto out;
 	if (s.ops == 0) {
 		/* set-up and tear-down only: every run is a null run, nothing to fit */
 		r.m.fit = 0;
-		r.mc.o.fit = 0;
+		r.seq.o.fit = 0;
 		msg_info("%s: --ops 0, null runs: the start-up cost S of the PUT", r.m.workload);
 	} else if (!r.m.fit || s.ops >= 4)
 		msg_info("%s: %" PRIu64 " ops per run%s", r.m.workload, s.ops, r.m.fit ? ", alternating with a quarter" : "");
@@ -157,23 +159,23 @@ int cmd_measure(int argc, char **argv)
 		msg_info("%s: %" PRIu64 " ops per run, alternating with null runs (start-up only)", r.m.workload, s.ops);
 	rc = run_loop(&r, &s, &o, &met);
 	if (rc) {
-		st = mrun_fail(&r, rc);
+		st = measuring_fail(&r, rc);
 		goto out;
 	}
-	struct meas_summary sum;
-	meas_summarize(&r.mc, &s, &sum);
+	struct summary sum;
+	seq_summarize(&r.seq, &s, &sum);
 	if (o.have_csv)
-		mreport_csv_summary(&o.csv, "measure", &r.mc, &s, &sum);
+		out_csv_summary(&o.csv, "measure", &r.seq.o, &s, &sum);
 
 	int untrusted = 0;
 	if (s.ops == 0) {
-		untrusted = mrun_warn_busy(&r, mrun_fluid_share(&sum));
+		untrusted = measuring_warn_busy(&r, sum_fluid_share(&sum));
 		if (r.m.json) {
 			/*
 			 * Every key a cost has, null (no operation, no cost per
 			 * operation), and S from the null runs with its CI.
 			 */
-			json_t *j = mreport_json(&sum, &r.mc, &s), *errs = json_object_get(j, "errors_us"), *v;
+			json_t *j = out_json(&sum, &r.seq.o, &s), *errs = json_object_get(j, "errors_us"), *v;
 			const char *key;
 			json_object_foreach(errs, key, v)
 				json_object_set_new(errs, key, json_null()); /* per op, of no op */
@@ -183,7 +185,7 @@ int cmd_measure(int argc, char **argv)
 			jout_print(j);
 		} else {
 			char args[512];
-			mreport_args_text(&s, args, sizeof args);
+			series_args_text(&s, args, sizeof args);
 			printf("displace measure %s %s --ops 0\n", r.m.workload, args);
 			printf("  start-up S   %.2f µs ± %.2f (95%% CI) per run, n=%zu null runs: set-up and tear-down of put on "
 			       "CPU %d\n",
@@ -208,7 +210,7 @@ int cmd_measure(int argc, char **argv)
 			 100 * sum.tau.ci_half / fabs(sum.tau.mean));
 		untrusted = 1;
 	}
-	if (mrun_warn_busy(&r, mrun_fluid_share(&sum)))
+	if (measuring_warn_busy(&r, sum_fluid_share(&sum)))
 		untrusted = 1;
 	if (sum.cmd_status > 0)
 		msg_warn("the command exited with status %d in some runs", sum.cmd_status);
@@ -219,7 +221,7 @@ int cmd_measure(int argc, char **argv)
 	}
 
 	if (r.m.json) {
-		json_t *j = mreport_json(&sum, &r.mc, &s);
+		json_t *j = out_json(&sum, &r.seq.o, &s);
 		json_object_set_new(j, "context", context_json(&r.ctx));
 		if (r.m.precision) {
 			json_object_set_new(j, "precision_target", json_real(r.m.precision));
@@ -228,18 +230,18 @@ int cmd_measure(int argc, char **argv)
 		jout_print(j);
 	} else {
 		char args[512], cpus[128];
-		mreport_args_text(&s, args, sizeof args);
-		cli_format_cpulist(&r.mc.o.cpus, cpus, sizeof cpus);
+		series_args_text(&s, args, sizeof args);
+		cli_format_cpulist(&r.seq.o.cpus, cpus, sizeof cpus);
 		printf("displace measure %s %s\n", r.m.workload, args);
 		printf("  CPU %d, fluid (%s) on CPU %s; %" PRIu64 " ops per run, %zu runs%s\n", r.m.cpu,
-		       r.mc.o.fluid.sched, cpus, s.ops, s.nruns, r.m.precision ? (met ? ", precision reached" : ", precision NOT reached") : "");
-		mreport_print(stdout, &sum, &r.mc, &r.ctx);
+		       r.seq.o.fluid.sched, cpus, s.ops, s.nruns, r.m.precision ? (met ? ", precision reached" : ", precision NOT reached") : "");
+		out_text_print(stdout, &sum, &r.seq.o, &r.ctx);
 	}
 	if (r.m.strict && untrusted)
 		st = EXIT_UNTRUSTED;
 out:
 	csvout_close(&o.csv);
-	meas_series_free(&s);
-	mrun_finish(&r);
+	series_free(&s);
+	session_finish(&r);
 	return st;
 }

@@ -5,8 +5,10 @@
  */
 #include "coordinator/displace.h"
 #include "coordinator/jsonout.h"
-#include "coordinator/mreport.h"
-#include "coordinator/mrun.h"
+#include "coordinator/out_csv.h"
+#include "coordinator/out_json.h"
+#include "coordinator/out_text.h"
+#include "coordinator/cmd_measuring.h"
 #include "coordinator/msg.h"
 #include "coordinator/plot.h"
 #include "common/dclock.h"
@@ -40,11 +42,11 @@ static void usage(FILE *f)
 	      "--peer ADDR is given (see Placement).\n"
 	      "\n",
 	      f);
-	fputs(mopts_help_placement, f);
+	fputs(opts_help_placement, f);
 	fputs("\n", f);
-	mopts_help_measurement(f, "sweep");
+	opts_help_measurement(f, "sweep");
 	fputs("\n", f);
-	mopts_help_output(f, "sweep",
+	opts_help_output(f, "sweep",
 			  "  --plot FILE.svg      cost against size: displacement with CI bars, lines\n"
 			  "                       for the OS sources (gnuplot; without it the .gp\n"
 			  "                       script and .dat data are written)\n");
@@ -63,7 +65,7 @@ struct sweep_opts {
 
 enum { X_SIZES = 1 };
 
-static const struct mopts_extra extra[] = {
+static const struct opts_extra extra[] = {
 	{ "sizes", 1, X_SIZES },
 	{ NULL, 0, 0 },
 };
@@ -82,22 +84,22 @@ static int on_extra(int id, const char *val, void *ctx, char *err, size_t errlen
 	return -1;
 }
 
-static void print_table(const struct mrun *r, struct meas_series *ser, struct meas_summary *sum, size_t n)
+static void print_table(const struct session *r, struct series *ser, struct summary *sum, size_t n)
 {
 	char a[32];
 	printf("  %9s  %22s", "size (B)", "displacement µs ± CI");
-	for (int k = 0; k < MEAS_NSRC; k++)
-		printf("  %20s", meas_src_name((enum meas_src)k));
+	for (int k = 0; k < EST_NSRC; k++)
+		printf("  %20s", est_src_name((enum est_src)k));
 	printf("  %9s\n", "µs per KB");
 	for (size_t i = 0; i < n; i++) {
-		const struct meas_summary *s = &sum[i];
+		const struct summary *s = &sum[i];
 		char disp[40];
 		if (isfinite(s->tau.ci_half))
 			snprintf(disp, sizeof disp, "%.3f ± %.3f", s->tau.mean / 1e3, s->tau.ci_half / 1e3);
 		else
 			snprintf(disp, sizeof disp, "%.3f", s->tau.mean / 1e3);
 		printf("  %9" PRIu64 "  %22s", ser[i].size_bytes, disp);
-		for (int k = 0; k < MEAS_NSRC; k++) {
+		for (int k = 0; k < EST_NSRC; k++) {
 			char cell[40];
 			if (isfinite(s->os[k].mean))
 				snprintf(cell, sizeof cell, "%.3f (%+.1f%%)", s->os[k].mean / 1e3, s->pct[k].mean);
@@ -111,27 +113,27 @@ static void print_table(const struct mrun *r, struct meas_series *ser, struct me
 	(void)r;
 }
 
-static int write_plot(const char *path, const struct mrun *r, struct meas_series *ser, struct meas_summary *sum,
+static int write_plot(const char *path, const struct session *r, struct series *ser, struct summary *sum,
 		      size_t n)
 {
-	double *x = calloc(n, sizeof *x), *y[1 + MEAS_NSRC], *e = calloc(n, sizeof *e);
-	struct plot_series ps[1 + MEAS_NSRC];
-	for (int k = 0; k <= MEAS_NSRC; k++)
+	double *x = calloc(n, sizeof *x), *y[1 + EST_NSRC], *e = calloc(n, sizeof *e);
+	struct plot_series ps[1 + EST_NSRC];
+	for (int k = 0; k <= EST_NSRC; k++)
 		y[k] = calloc(n, sizeof *y[k]);
 	for (size_t i = 0; i < n; i++) {
 		x[i] = (double)ser[i].size_bytes;
 		y[0][i] = sum[i].tau.mean / 1e3;
 		e[i] = sum[i].tau.ci_half / 1e3;
-		for (int k = 0; k < MEAS_NSRC; k++)
+		for (int k = 0; k < EST_NSRC; k++)
 			y[1 + k][i] = sum[i].os[k].mean / 1e3;
 	}
 	ps[0] = (struct plot_series){ "displacement (95% CI)", x, y[0], e, n };
-	for (int k = 0; k < MEAS_NSRC; k++)
-		ps[1 + k] = (struct plot_series){ meas_src_name((enum meas_src)k), x, y[1 + k], NULL, n };
+	for (int k = 0; k < EST_NSRC; k++)
+		ps[1 + k] = (struct plot_series){ est_src_name((enum est_src)k), x, y[1 + k], NULL, n };
 	char title[160];
 	snprintf(title, sizeof title, "%s: CPU cost per operation by message size (CPU %d)", r->m.workload, r->m.cpu);
-	int rc = mrun_plot(path, title, "message size (bytes)", "CPU per operation (µs)", ps, 1 + MEAS_NSRC);
-	for (int k = 0; k <= MEAS_NSRC; k++)
+	int rc = measuring_plot(path, title, "message size (bytes)", "CPU per operation (µs)", ps, 1 + EST_NSRC);
+	for (int k = 0; k <= EST_NSRC; k++)
 		free(y[k]);
 	free(x);
 	free(e);
@@ -140,12 +142,12 @@ static int write_plot(const char *path, const struct mrun *r, struct meas_series
 
 int cmd_sweep(int argc, char **argv)
 {
-	struct mrun r;
+	struct session r;
 	struct sweep_opts so;
 	memset(&r, 0, sizeof r);
 	memset(&so, 0, sizeof so);
 	r.m.cmd = "sweep";
-	int st = mopts_parse(argc, argv, &r.m, extra, on_extra, &so);
+	int st = measuring_parse(&r, argc, argv, extra, on_extra, &so);
 	if (st)
 		return st;
 	if (r.m.help) {
@@ -158,37 +160,27 @@ int cmd_sweep(int argc, char **argv)
 		return msg_usage("sweep", "--ops 0 measures start-up only; use 'displace measure' for that");
 	if (r.m.reps == 1 && r.m.fit)
 		return msg_usage("sweep", "--reps 1 cannot fit a line; use at least 2, or --no-fit");
-	/* every size through the workload's own parser: limits differ (udp) */
-	static char size_args[MAX_SIZES][40];
-	for (size_t i = 0; i < so.nsizes; i++) {
-		char *wargs[MOPTS_MAX_WARGS + 1];
-		int n = 0;
-		for (int k = 0; k < r.m.nwargs && strcmp(r.m.wargs[k], "--"); k++)
-			wargs[n++] = r.m.wargs[k];
-		snprintf(size_args[i], sizeof size_args[i], "--size=%" PRIu64, so.sizes[i]);
-		wargs[n++] = size_args[i];
-		if ((st = mrun_check_workload(&r, wargs, n)))
-			return st;
-	}
-	struct csvout csv;
-	if ((st = mrun_check_plot(&r)) || (st = mrun_open_csv(&r, &csv, MREPORT_CSV_HEADER)))
+	/* the workload's options once, and every size against its limits (udp's depend on the peer) */
+	if ((st = measuring_check_workload(&r, r.m.wargs, r.m.nwargs, so.sizes, so.nsizes)))
 		return st;
-	if ((st = mrun_setup(&r))) {
+	struct csvout csv;
+	if ((st = measuring_check_plot(&r)) || (st = measuring_open_csv(&r, &csv, OUT_CSV_HEADER)))
+		return st;
+	if ((st = measuring_setup(&r))) {
 		csvout_close(&csv);
-		mrun_finish(&r);
+		session_finish(&r);
 		return st;
 	}
 	size_t n = so.nsizes;
-	struct meas_series *ser = calloc(n, sizeof *ser);
-	struct meas_summary *sum = calloc(n, sizeof *sum);
+	struct series *ser = calloc(n, sizeof *ser);
+	struct summary *sum = calloc(n, sizeof *sum);
 	int rc = 0;
 	for (size_t i = 0; i < n && !st; i++) {
 		char label[32];
 		snprintf(label, sizeof label, "%" PRIu64, so.sizes[i]);
-		mrun_series_init(&r, &ser[i], label);
-		mrun_add_arg(&ser[i], size_args[i]);
+		session_series_init(&r, &ser[i], label);
 		ser[i].size_bytes = so.sizes[i];
-		st = mrun_choose_ops(&r, &ser[i]);
+		st = measuring_choose_ops(&r, &ser[i]);
 	}
 	if (st)
 		goto out;
@@ -197,7 +189,7 @@ int cmd_sweep(int argc, char **argv)
 
 	unsigned reps = r.m.reps ? r.m.reps : DEFAULT_REPS;
 	if (r.m.fit)
-		reps = mrun_whole_pairs(reps, "the fit needs whole pairs");
+		reps = measuring_whole_pairs(reps, "the fit needs whole pairs");
 	uint64_t deadline = r.start_ns + r.m.max_time_ns;
 	struct msg_progress prog;
 	msg_progress_start(&prog, "sweeping", r.m.precision ? 0 : (double)reps * (double)n);
@@ -208,13 +200,13 @@ int cmd_sweep(int argc, char **argv)
 		/* rotate the order of sizes from one round to the next */
 		for (size_t j = 0; j < n && !rc; j++) {
 			size_t i = (j + rep / (r.m.fit ? 2 : 1)) % n;
-			uint64_t ops = r.m.fit && rep % 2 ? meas_small_ops(ser[i].ops) : ser[i].ops;
-			rc = meas_run(&r.mc, &ser[i], ops);
+			uint64_t ops = r.m.fit && rep % 2 ? sum_small_ops(ser[i].ops) : ser[i].ops;
+			rc = seq_run(&r.seq, &ser[i], ops);
 			if (rc)
 				break;
 			if (rep == 0 && j == 0)
-				mrun_drift_note(&r);
-			if (r.m.csv && mreport_csv_run(&csv, "sweep", &r.mc, &ser[i], ser[i].nruns - 1))
+				measuring_drift_note(&r);
+			if (r.m.csv && out_csv_run(&csv, "sweep", &r.seq.o, &ser[i], ser[i].nruns - 1))
 				msg_warn("cannot write to '%s'", r.m.csv);
 			msg_progress_update(&prog, (double)rep * (double)n + (double)j + 1);
 		}
@@ -224,7 +216,7 @@ int cmd_sweep(int argc, char **argv)
 		if (r.m.precision && round_done && rep >= (r.m.fit ? 5u : 2u)) {
 			met = 1;
 			for (size_t i = 0; i < n; i++) {
-				meas_summarize(&r.mc, &ser[i], &sum[i]);
+				seq_summarize(&r.seq, &ser[i], &sum[i]);
 				if (!(sum[i].n >= 3 && sum[i].tau.ci_half <= r.m.precision * fabs(sum[i].tau.mean)))
 					met = 0;
 			}
@@ -238,15 +230,15 @@ int cmd_sweep(int argc, char **argv)
 	}
 	msg_progress_end(&prog);
 	if (rc) {
-		st = mrun_fail(&r, rc);
+		st = measuring_fail(&r, rc);
 		goto out;
 	}
 	size_t outliers = 0;
 	for (size_t i = 0; i < n; i++) {
-		meas_summarize(&r.mc, &ser[i], &sum[i]);
+		seq_summarize(&r.seq, &ser[i], &sum[i]);
 		outliers += sum[i].outliers;
 		if (r.m.csv)
-			mreport_csv_summary(&csv, "sweep", &r.mc, &ser[i], &sum[i]);
+			out_csv_summary(&csv, "sweep", &r.seq.o, &ser[i], &sum[i]);
 	}
 	if (outliers)
 		msg_warn("%zu pairs were outliers and were left out: other work ran during them; sweep on a quiet host or "
@@ -254,14 +246,14 @@ int cmd_sweep(int argc, char **argv)
 			 outliers);
 	double share = 1;
 	for (size_t i = 0; i < n; i++)
-		share = fmin(share, mrun_fluid_share(&sum[i]));
-	int busy = mrun_warn_busy(&r, share);
+		share = fmin(share, sum_fluid_share(&sum[i]));
+	int busy = measuring_warn_busy(&r, share);
 	if (r.m.precision && !met)
 		msg_warn("not every size reached ±%.2f%% before --max-time", 100 * r.m.precision);
 	if (r.m.json) {
 		json_t *arr = json_array();
 		for (size_t i = 0; i < n; i++)
-			json_array_append_new(arr, mreport_json(&sum[i], &r.mc, &ser[i]));
+			json_array_append_new(arr, out_json(&sum[i], &r.seq.o, &ser[i]));
 		json_t *o = json_object();
 		json_object_set_new(o, "workload", json_string(r.m.workload));
 		json_object_set_new(o, "peer", r.peer_note[0] ? json_string(r.peer_note) : json_null());
@@ -270,9 +262,9 @@ int cmd_sweep(int argc, char **argv)
 		jout_print(o);
 	} else {
 		char cpus[128];
-		cli_format_cpulist(&r.mc.o.cpus, cpus, sizeof cpus);
+		cli_format_cpulist(&r.seq.o.cpus, cpus, sizeof cpus);
 		printf("displace sweep %s: CPU %d, fluid (%s) on CPU %s, %zu runs per size%s%s\n", r.m.workload, r.m.cpu,
-		       r.mc.o.fluid.sched, cpus, ser[0].nruns, r.peer_note[0] ? "; " : "", r.peer_note);
+		       r.seq.o.fluid.sched, cpus, ser[0].nruns, r.peer_note[0] ? "; " : "", r.peer_note);
 		print_table(&r, ser, sum, n);
 		printf("  µs per op; OS sources with their paired %% difference from displacement, 100 (OS - d) / d\n");
 	}
@@ -282,10 +274,10 @@ int cmd_sweep(int argc, char **argv)
 		st = EXIT_UNTRUSTED;
 out:
 	for (size_t i = 0; i < n; i++)
-		meas_series_free(&ser[i]);
+		series_free(&ser[i]);
 	free(ser);
 	free(sum);
 	csvout_close(&csv);
-	mrun_finish(&r);
+	session_finish(&r);
 	return st;
 }

@@ -3,7 +3,7 @@
 #define EXPERIMENT_H
 
 #include "calib/procfs.h"
-#include "calib/report.h"
+#include "calib/reportline.h"
 #include "common/cli.h"
 #include "coordinator/spawn.h"
 

@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -224,16 +225,35 @@ void net_format_addr(const struct net_addr *a, char *buf, size_t len)
 	net_sockaddr_format((const struct sockaddr *)&a->ss, buf, len);
 }
 
+static int size_error(const char *v, uint64_t min, const char *name, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "invalid value '%s' for %s (%s to 16 MiB, e.g. 1000, 4k, 64Ki)", v, name,
+		 min ? "1 byte" : "0");
+	return -EINVAL;
+}
+
 static int opt_size(const char *v, uint64_t min, const char *name, uint64_t *out, char *err, size_t errlen)
 {
 	uint64_t b;
-	if (cli_parse_size(v, &b) || b < min || b > NET_MAX_MSG_BYTES) {
-		snprintf(err, errlen, "invalid value '%s' for %s (%s to 16 MiB, e.g. 1000, 4k, 64Ki)", v, name,
-			 min ? "1 byte" : "0");
-		return -EINVAL;
-	}
+	if (cli_parse_size(v, &b) || b < min || b > NET_MAX_MSG_BYTES)
+		return size_error(v, min, name, err, errlen);
 	*out = b;
 	return 0;
+}
+
+int net_check_size(uint64_t bytes, char *err, size_t errlen)
+{
+	char v[32];
+	if (bytes >= 1 && bytes <= NET_MAX_MSG_BYTES)
+		return 0;
+	snprintf(v, sizeof v, "%" PRIu64, bytes);
+	return size_error(v, 1, "--size", err, errlen);
+}
+
+int net_check_size_hook(void *state, uint64_t bytes, char *err, size_t errlen)
+{
+	(void)state;
+	return net_check_size(bytes, err, errlen);
 }
 
 int net_parse_opts(int argc, char **argv, unsigned allowed, struct net_opts *o, char *err, size_t errlen)

@@ -143,6 +143,14 @@ struct net_opts {
 int net_parse_opts(int argc, char **argv, unsigned allowed, struct net_opts *o, char *err, size_t errlen);
 
 /*
+ * net_check_size - whether bytes is a message size the socket workloads
+ * take (1 byte to 16 MiB); -EINVAL with the same reason as --size gets
+ */
+int net_check_size(uint64_t bytes, char *err, size_t errlen);
+/* net_check_size_hook - net_check_size as a workload's check_size (the state is not needed) */
+int net_check_size_hook(void *state, uint64_t bytes, char *err, size_t errlen);
+
+/*
  * net_connect - a blocking socket of type connected to a; -errno with
  * "cannot connect to ADDR: reason" in err
  */

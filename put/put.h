@@ -14,6 +14,33 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* What a workload is, for the coordinator, which never names one (flags). */
+enum put_flags {
+	PUT_SIZED = 1 << 0,    /* takes --size BYTES: sweep and predict vary it */
+	PUT_PIPELINE = 1 << 1, /* takes --window, --compute-us, --compute-loops, --burst and --duty: predict's loop */
+	PUT_COMMAND = 1 << 2,  /* runs the command after "--", which must exist; reports its exit status */
+};
+
+/* L when --ops is not given */
+enum put_ops_policy {
+	PUT_OPS_FROM_PILOT = 0, /* as many as fill --run-time, from a pilot run's time per op */
+	PUT_OPS_ONE,            /* one (exec: a command is one operation) */
+};
+
+/*
+ * The pilot run the coordinator makes before measuring. By default it runs
+ * 20 operations, then about 100 ms of them, and times them by wall clock.
+ * A workload whose work is set at start-up (spin calibrates itself) runs
+ * none and states its cost instead, and lets every later run do the very
+ * same work by passing one report field back as an option.
+ */
+struct put_pilot {
+	int null_run;            /* the pilot runs no operation */
+	const char *op_us_field; /* with null_run: the report field with one operation's cost in us */
+	const char *fix_field;   /* a report field whose value every later run gets ... */
+	const char *fix_option;  /* ... as this option, unless the user gave it */
+};
+
 struct put_workload {
 	const char *name;
 	const char *summary; /* one line, for 'displace workloads' */
@@ -41,6 +68,14 @@ struct put_workload {
 	int counts_children; /* its work happens in child processes (exec) */
 	/* peer - the kind of peer it talks to ("tcp", "udp", "unix", "rpc"), or NULL */
 	const char *peer;
+	unsigned flags;                 /* enum put_flags */
+	enum put_ops_policy ops_policy;
+	struct put_pilot pilot;
+	/*
+	 * check_size - with PUT_SIZED: whether this workload, with the options
+	 * in state (from parse), takes messages of bytes. -EINVAL with err.
+	 */
+	int (*check_size)(void *state, uint64_t bytes, char *err, size_t errlen);
 };
 
 extern const struct put_workload put_spin;
@@ -53,6 +88,12 @@ extern const struct put_workload put_rpc;
 
 /* put_workloads - the table, NULL-terminated */
 extern const struct put_workload *const put_workloads[];
+
+/*
+ * put_names - the names of the workloads with all of flags, joined by sep
+ * and the last two by last ("tcp, tcp-stream or unix"), into buf
+ */
+void put_names(unsigned flags, const char *sep, const char *last, char *buf, size_t len);
 
 /* put_find - the workload called name, or NULL */
 const struct put_workload *put_find(const char *name);

@@ -137,6 +137,8 @@ static void exec_teardown(void *state)
 
 const struct put_workload put_exec = {
 	.name = "exec",
+	.flags = PUT_COMMAND,
+	.ops_policy = PUT_OPS_ONE,
 	.summary = "run a command once per operation (fork and exec, no shell)",
 	.usage = "[--ops-per-run K] -- CMD [ARGS...]",
 	.help = "  --ops-per-run K  the command does K operations per run; costs are per\n"

@@ -154,6 +154,8 @@ static void rpc_teardown(void *state)
 
 const struct put_workload put_rpc = {
 	.name = "rpc",
+	.flags = PUT_SIZED,
+	.check_size = net_check_size_hook,
 	.peer = "rpc",
 	.summary = "one ONC RPC call (libtirpc) carrying m bytes, with a small result",
 	.usage = "[--size BYTES] [--peer ADDR[:PORT]] [--timeout D]",

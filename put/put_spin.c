@@ -100,6 +100,9 @@ static void spin_teardown(void *state)
 
 const struct put_workload put_spin = {
 	.name = "spin",
+	/* the pilot learns the calibrated loops per op; every run then does identical work */
+	.pilot = { .null_run = 1, .op_us_field = "spin_us", .fix_field = "spin_loops_per_op",
+		   .fix_option = "--loops-per-op" },
 	.summary = "a calibrated CPU demand of N us per operation (validates the method)",
 	.usage = "[--us N | --loops-per-op N]",
 	.help = "  --us N           CPU time per operation, in microseconds (default 100),\n"

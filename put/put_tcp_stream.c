@@ -14,6 +14,8 @@ static int tcp_stream_parse(int argc, char **argv, void **state, char *err, size
 
 const struct put_workload put_tcp_stream = {
 	.name = "tcp-stream",
+	.flags = PUT_SIZED | PUT_PIPELINE,
+	.check_size = net_check_size_hook,
 	.peer = "tcp",
 	.summary = "send m bytes on a TCP connection, with no reply",
 	.usage = "[--size BYTES] [--peer ADDR[:PORT]] [--timeout D]",

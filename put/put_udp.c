@@ -34,6 +34,23 @@ struct udp {
 	uint64_t lost, stray, rehellos;
 };
 
+/* a message or reply of bytes fits a datagram to this peer's address family */
+static int udp_check_bytes(const struct udp *u, const char *name, uint64_t bytes, char *err, size_t errlen)
+{
+	uint32_t max = net_addr_udp_max(&u->peer);
+	if (bytes <= max)
+		return 0;
+	snprintf(err, errlen, "%s %" PRIu64 " is above the udp limit of %u bytes over %s", name, bytes, max,
+		 max == NET_UDP4_MAX_BYTES ? "IPv4" : "IPv6");
+	return -EINVAL;
+}
+
+static int udp_check_size(void *state, uint64_t bytes, char *err, size_t errlen)
+{
+	int rc = net_check_size(bytes, err, errlen);
+	return rc ? rc : udp_check_bytes(state, "--size", bytes, err, errlen);
+}
+
 static int udp_parse(int argc, char **argv, void **state, char *err, size_t errlen)
 {
 	struct udp *u = calloc(1, sizeof *u);
@@ -46,19 +63,8 @@ static int udp_parse(int argc, char **argv, void **state, char *err, size_t errl
 		snprintf(err, errlen, "invalid value '%s' for --peer (IPv4[:PORT] or [IPv6][:PORT], numeric)", u->o.peer);
 		rc = -EINVAL;
 	}
-	if (!rc) {
-		uint32_t max = net_addr_udp_max(&u->peer);
-		const char *ip = max == NET_UDP4_MAX_BYTES ? "IPv4" : "IPv6";
-		if (u->o.msg_bytes > max) {
-			snprintf(err, errlen, "--size %" PRIu64 " is above the udp limit of %u bytes over %s",
-				 u->o.msg_bytes, max, ip);
-			rc = -EINVAL;
-		} else if (u->o.reply_bytes > max) {
-			snprintf(err, errlen, "--reply %" PRIu64 " is above the udp limit of %u bytes over %s",
-				 u->o.reply_bytes, max, ip);
-			rc = -EINVAL;
-		}
-	}
+	if (!rc && !(rc = udp_check_bytes(u, "--size", u->o.msg_bytes, err, errlen)))
+		rc = udp_check_bytes(u, "--reply", u->o.reply_bytes, err, errlen);
 	if (rc) {
 		free(u);
 		return -EINVAL;
@@ -225,6 +231,8 @@ static void udp_teardown(void *state)
 
 const struct put_workload put_udp = {
 	.name = "udp",
+	.flags = PUT_SIZED,
+	.check_size = udp_check_size,
 	.peer = "udp",
 	.summary = "send an m-byte datagram, then block for the reply datagram",
 	.usage = "[--size BYTES] [--reply BYTES] [--peer ADDR[:PORT]] [--retry-after D] [--max-tries N]",

@@ -18,11 +18,15 @@ int main(void)
 		slowclock_suite,
 		store_suite,
 		procfs_suite,
-		report_suite,
+		reportline_suite,
 		serve_suite,
 		put_net_suite,
 		sweep_suite,
 		predict_suite,
+		estimate_suite,
+		summary_suite,
+		predict_math_suite,
+		series_suite,
 	};
 	/*
 	 * Hermetic: no test reads or writes the user's calibration store;

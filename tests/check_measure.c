@@ -1,11 +1,10 @@
 /*
  * check_measure.c - displace measure end to end: spin against getrusage,
  * exec, --ops 0, bad input, and no child left behind after SIGINT or a
- * killed fluid; and meas_summarize's outlier rules on synthetic runs. Tolerances hold on a noisy shared 2-CPU VM; accuracy
- * targets are in bench/, not here.
+ * killed fluid. Tolerances hold on a noisy shared 2-CPU VM; accuracy
+ * targets are in bench/, not here. The summary's rules on synthetic runs
+ * are in check_summary.c.
  */
-#include "coordinator/measure.h"
-#include "coordinator/mreport.h"
 #include "tests/suites.h"
 #include "tests/testutil.h"
 
@@ -350,110 +349,6 @@ START_TEST(test_measure_says_when_another_process_holds_the_cpu)
 }
 END_TEST
 
-/* the args shown in the report and the JSON read back as the shell would need them */
-START_TEST(test_args_text_quotes_what_the_shell_would_split)
-{
-	struct meas_series s = { 0 };
-	char *args[] = { "exec", "--", "sh", "-c", "exit 3; echo it's", "", "--size=1000" };
-	for (int i = 0; i < 7; i++)
-		s.args[i] = args[i];
-	s.nargs = 7;
-	char buf[256];
-	mreport_args_text(&s, buf, sizeof buf);
-	ck_assert_str_eq(buf, "-- sh -c 'exit 3; echo it'\\''s' '' --size=1000");
-	/* a short buffer is cut, never overrun */
-	char small[12];
-	mreport_args_text(&s, small, sizeof small);
-	ck_assert_uint_lt(strlen(small), sizeof small);
-}
-END_TEST
-
-/*
- * Eight pairs (L = 1000, L/4 = 250, start-up 2 ms) whose PUT cost per op is
- * tau_ns[i]; getrusage is 0.07 to 0.13 % below it, as the hidden work of a
- * quiet CPU would leave it; extra_ns[i] is added to pair i's L run only, as
- * other work on the CPU would be. The runs' outlier flags are left as they
- * are: meas_summarize must set them afresh.
- */
-#define NPAIRS 8
-static void synthetic_pairs(struct meas_series *s, struct meas_run *runs, const double *tau_ns,
-			    const double *extra_ns)
-{
-	static const double hidden[NPAIRS] = { 0.0010, 0.0012, 0.0008, 0.0011, 0.0009, 0.0013, 0.0007, 0.0010 };
-	for (int i = 0; i < NPAIRS; i++) {
-		for (int half = 0; half < 2; half++) {
-			struct meas_run *r = &runs[2 * i + half];
-			r->ops = half ? 250 : 1000;
-			double put = tau_ns[i] * (double)r->ops;
-			r->t_put_ns = r->t_put_robust_ns = r->t_put_raw_ns = 2e6 + put + (half ? 0 : extra_ns[i]);
-			for (int k = 0; k < MEAS_NSRC; k++)
-				r->os_ns[k] = 2e6 + put * (1 - hidden[i]);
-			r->cpu_t_put_ns[0] = r->t_put_ns;
-		}
-	}
-	s->runs = runs;
-	s->nruns = s->cap = 2 * NPAIRS;
-	s->ops = 1000;
-}
-
-START_TEST(test_summary_flags_a_pair_with_other_work_in_it)
-{
-	struct meas_ctx mc;
-	memset(&mc, 0, sizeof mc);
-	mc.o.fit = 1;
-	mc.o.cpus.n = 1;
-	struct meas_series s;
-	struct meas_run runs[2 * NPAIRS];
-	struct meas_summary sum;
-	memset(&s, 0, sizeof s);
-	memset(runs, 0, sizeof runs);
-	/* the PUT itself varies by 3 %; getrusage follows it, so no pair is odd */
-	const double tau[NPAIRS] = { 100e3, 103e3, 97e3, 101e3, 99e3, 102e3, 98e3, 100.5e3 };
-	const double none[NPAIRS] = { 0 };
-	synthetic_pairs(&s, runs, tau, none);
-	meas_summarize(&mc, &s, &sum);
-	ck_assert_uint_eq(sum.outliers, 0);
-	ck_assert_uint_eq(sum.n, NPAIRS);
-
-	/* 1 ms more on the CPU in pair 3's L run: +1.33 us/op (1.3 %), within the PUT's own spread */
-	double one[NPAIRS] = { 0 };
-	one[3] = 1e6;
-	synthetic_pairs(&s, runs, tau, one);
-	meas_summarize(&mc, &s, &sum);
-	ck_assert_uint_eq(sum.outliers, 1);
-	ck_assert_uint_eq(sum.n, NPAIRS - 1);
-	ck_assert(runs[6].outlier && runs[7].outlier && !runs[0].outlier && !runs[15].outlier);
-	ck_assert_double_eq_tol(sum.tau.mean, (800.5e3 - 101e3) / 7, 1e-2);
-
-	/* the same series summarized again without it: the flag goes (as --precision summarizes again) */
-	synthetic_pairs(&s, runs, tau, none);
-	meas_summarize(&mc, &s, &sum);
-	ck_assert_uint_eq(sum.outliers, 0);
-	ck_assert(!runs[6].outlier && !runs[7].outlier);
-
-	/* 0.5 % more: far outside the quiet spread, but below the 1 % floor: kept */
-	double small[NPAIRS] = { 0 };
-	small[3] = 0.375e6;
-	synthetic_pairs(&s, runs, tau, small);
-	meas_summarize(&mc, &s, &sum);
-	ck_assert_uint_eq(sum.outliers, 0);
-
-	/* three pairs of eight with more work: a heavy tail, not a rare disturbance: kept */
-	double three[NPAIRS] = { 0 };
-	three[3] = three[4] = three[6] = 1e6;
-	synthetic_pairs(&s, runs, tau, three);
-	meas_summarize(&mc, &s, &sum);
-	ck_assert_uint_eq(sum.outliers, 0);
-
-	/* a pair far off in tau alone is flagged as before */
-	const double odd[NPAIRS] = { 100e3, 100.1e3, 99.9e3, 130e3, 100e3, 100.05e3, 99.95e3, 100.02e3 };
-	synthetic_pairs(&s, runs, odd, none);
-	meas_summarize(&mc, &s, &sum);
-	ck_assert_uint_eq(sum.outliers, 1);
-	ck_assert(runs[6].outlier);
-}
-END_TEST
-
 Suite *measure_suite(void)
 {
 	Suite *s = suite_create("measure");
@@ -468,9 +363,5 @@ Suite *measure_suite(void)
 	tcase_add_test(tc, test_measure_fluid_stopped_by_others_stops_cleanly);
 	tcase_add_test(tc, test_measure_says_when_another_process_holds_the_cpu);
 	suite_add_tcase(s, tc);
-	TCase *pure = tcase_create("summary");
-	tcase_add_test(pure, test_summary_flags_a_pair_with_other_work_in_it);
-	tcase_add_test(pure, test_args_text_quotes_what_the_shell_would_split);
-	suite_add_tcase(s, pure);
 	return s;
 }

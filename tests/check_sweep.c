@@ -7,7 +7,7 @@
 #include "tests/suites.h"
 #include "tests/testutil.h"
 
-#include "coordinator/mreport.h"
+#include "coordinator/out_csv.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -46,7 +46,7 @@ static void check_csv(const char *path)
 {
 	char text[1 << 16];
 	ck_assert_int_gt(tu_read_file(path, text, sizeof text), 0);
-	ck_assert_msg(!strncmp(text, MREPORT_CSV_HEADER "\n", strlen(MREPORT_CSV_HEADER) + 1), "header: %.300s", text);
+	ck_assert_msg(!strncmp(text, OUT_CSV_HEADER "\n", strlen(OUT_CSV_HEADER) + 1), "header: %.300s", text);
 	ck_assert_int_eq(tu_count_lines(text, "kind,"), 1);
 
 	struct tu_csv t;
@@ -157,7 +157,7 @@ START_TEST(test_sweep_appends_to_a_csv_with_the_same_header)
 	char before[8192], after[1 << 16];
 	/* an earlier row, with every column of the header */
 	snprintf(before, sizeof before, "%s\nrun,2020-01-01T00:00:00Z,measure,spin,--us=1,,0,0,4,1%s\n",
-		 MREPORT_CSV_HEADER, ",,,,,,,,,,,,,,,,,,,,");
+		 OUT_CSV_HEADER, ",,,,,,,,,,,,,,,,,,,,");
 	ck_assert_int_eq(tu_write_file(csv, before, strlen(before)), 0);
 	struct tu_csv t;
 	ck_assert_int_eq(tu_csv_load(csv, &t, NULL), 0);

@@ -11,11 +11,15 @@ Suite *measure_suite(void);
 Suite *slowclock_suite(void);
 Suite *store_suite(void);
 Suite *procfs_suite(void);
-Suite *report_suite(void);
+Suite *reportline_suite(void);
 Suite *serve_suite(void);
 Suite *put_net_suite(void);
 Suite *sweep_suite(void);
 Suite *predict_suite(void);
+Suite *estimate_suite(void);
+Suite *summary_suite(void);
+Suite *predict_math_suite(void);
+Suite *series_suite(void);
 
 /*
  * A local peer for the socket tests, 'put serve --listen ADDR --unix

@@ -1,13 +1,13 @@
 /*
- * mopts.h - the options measure, sweep and predict share, and the split of
+ * options.h - the options measure, sweep and predict share, and the split of
  * a command line into displace's options and the workload's.
  *
  * Everything before the workload name must be a displace option. After it,
  * options displace knows are its own; anything else (and everything after
  * "--") goes to the workload.
  */
-#ifndef MOPTS_H
-#define MOPTS_H
+#ifndef OPTIONS_H
+#define OPTIONS_H
 
 #include <stdio.h>
 
@@ -16,12 +16,12 @@
 
 #include <stdint.h>
 
-#define MOPTS_MAX_WARGS 64
+#define OPTS_MAX_WARGS 64
 
-struct mopts {
+struct opts {
 	const char *cmd;            /* "measure", "sweep", "predict": for messages */
 	const char *workload;
-	char *wargs[MOPTS_MAX_WARGS];
+	char *wargs[OPTS_MAX_WARGS];
 	int nwargs;
 	int cpu;                    /* the PUT's CPU */
 	const char *cpus_arg;       /* fluid CPUs; NULL: just cpu */
@@ -46,27 +46,28 @@ struct mopts {
 };
 
 /* An extra option of one command: id is returned to the handler. */
-struct mopts_extra {
+struct opts_extra {
 	const char *name;
 	int has_arg;
 	int id;
 };
 
 /*
- * mopts_parse - defaults, then argv. For an extra option, on_extra(id,
- * value, ctx) returns 0 or a usage message in err. Returns 0, or
- * EXIT_USAGE after printing the message.
+ * opts_parse - defaults, then argv. For an extra option, on_extra(id,
+ * value, ctx) returns 0 or a usage message in err. Returns 0, or -EINVAL
+ * with the usage message in err.
  */
-int mopts_parse(int argc, char **argv, struct mopts *m, const struct mopts_extra *extra,
-		int (*on_extra)(int id, const char *val, void *ctx, char *err, size_t errlen), void *ctx);
+int opts_parse(int argc, char **argv, struct opts *m, const struct opts_extra *extra,
+	       int (*on_extra)(int id, const char *val, void *ctx, char *err, size_t errlen), void *ctx, char *err,
+	       size_t errlen);
 
 /*
  * The shared options' help text; cmd is "measure", "sweep" or "predict".
- * mopts_help_output prints more (the command's own output options, or NULL)
+ * opts_help_output prints more (the command's own output options, or NULL)
  * after --csv.
  */
-extern const char mopts_help_placement[];
-void mopts_help_measurement(FILE *f, const char *cmd);
-void mopts_help_output(FILE *f, const char *cmd, const char *more);
+extern const char opts_help_placement[];
+void opts_help_measurement(FILE *f, const char *cmd);
+void opts_help_output(FILE *f, const char *cmd, const char *more);
 
 #endif

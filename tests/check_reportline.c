@@ -1,5 +1,5 @@
-/* check_report.c - parsing the fluid's and put's report lines, and the fluid's derived times */
-#include "calib/report.h"
+/* check_reportline.c - parsing the fluid's and put's report lines, and the fluid's derived times */
+#include "calib/reportline.h"
 #include "tests/suites.h"
 #include "tests/testutil.h"
 
@@ -391,9 +391,9 @@ START_TEST(test_report_field_matches_whole_keys)
 }
 END_TEST
 
-Suite *report_suite(void)
+Suite *reportline_suite(void)
 {
-	Suite *s = suite_create("report");
+	Suite *s = suite_create("reportline");
 	TCase *tc = tcase_create("parse");
 	tcase_add_test(tc, test_fluid_report_parses_every_field);
 	tcase_add_test(tc, test_fluid_derived_times_match_hand_computation);

@@ -1,12 +1,11 @@
-/* mopts.c - the options measure, sweep and predict share */
-#include "coordinator/mopts.h"
-#include "coordinator/displace.h"
-#include "coordinator/msg.h"
-
+/* options.c - the options measure, sweep and predict share */
+#include "coordinator/options.h"
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-const char mopts_help_placement[] =
+const char opts_help_placement[] =
 	"Placement:\n"
 	"  --cpu N              the measured CPU: the PUT and its fluid run there\n"
 	"                       (default 0)\n"
@@ -27,7 +26,7 @@ const char mopts_help_placement[] =
  * --ops, --reps, --precision, the fit and --csv mean a little different
  * things in measure, sweep and predict: each command gets its own lines.
  */
-void mopts_help_measurement(FILE *f, const char *cmd)
+void opts_help_measurement(FILE *f, const char *cmd)
 {
 	int predict = !strcmp(cmd, "predict"), sweep = !strcmp(cmd, "sweep");
 	fputs("Measurement:\n", f);
@@ -75,7 +74,7 @@ void mopts_help_measurement(FILE *f, const char *cmd)
 	      f);
 }
 
-void mopts_help_output(FILE *f, const char *cmd, const char *more)
+void opts_help_output(FILE *f, const char *cmd, const char *more)
 {
 	fputs("Output:\n", f);
 	if (!strcmp(cmd, "predict"))
@@ -101,7 +100,7 @@ enum {
 	O_STRICT,
 };
 
-static const struct mopts_extra common[] = {
+static const struct opts_extra common[] = {
 	{ "cpu", 1, O_CPU },
 	{ "cpus", 1, O_CPUS },
 	{ "peer-cpu", 1, O_PEER_CPU },
@@ -128,7 +127,7 @@ static const struct mopts_extra common[] = {
 	{ NULL, 0, 0 },
 };
 
-static int common_opt(struct mopts *m, int id, const char *v)
+static int common_opt(struct opts *m, int id, const char *v)
 {
 	uint64_t u;
 	switch (id) {
@@ -189,7 +188,6 @@ static int common_opt(struct mopts *m, int id, const char *v)
 		return 0;
 	case O_QUIET:
 		m->quiet = 1;
-		msg_set_quiet(true);
 		return 0;
 	case O_STRICT:
 		m->strict = 1;
@@ -198,7 +196,7 @@ static int common_opt(struct mopts *m, int id, const char *v)
 	return -1;
 }
 
-static const struct mopts_extra *lookup(const struct mopts_extra *t, const char *name, size_t len)
+static const struct opts_extra *lookup(const struct opts_extra *t, const char *name, size_t len)
 {
 	for (; t && t->name; t++)
 		if (strlen(t->name) == len && !strncmp(t->name, name, len))
@@ -231,10 +229,23 @@ static const char *hint(int id)
 	}
 }
 
-int mopts_parse(int argc, char **argv, struct mopts *m, const struct mopts_extra *extra,
-		int (*on_extra)(int id, const char *val, void *ctx, char *err, size_t errlen), void *ctx)
+/* a usage error: the message in err, -EINVAL */
+static int usage_error(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int usage_error(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+int opts_parse(int argc, char **argv, struct opts *m, const struct opts_extra *extra,
+	       int (*on_extra)(int id, const char *val, void *ctx, char *err, size_t errlen), void *ctx, char *err,
+	       size_t errlen)
 {
 	const char *cmd = m->cmd;
+	err[0] = '\0';
 	memset(m, 0, sizeof *m);
 	m->cmd = cmd;
 	m->cpu = 0;
@@ -251,9 +262,9 @@ int mopts_parse(int argc, char **argv, struct mopts *m, const struct mopts_extra
 		const char *a = argv[i];
 		if (!strcmp(a, "--")) {
 			if (!m->workload)
-				return msg_usage(cmd, "'--' before the workload name");
+				return usage_error(err, errlen, "'--' before the workload name");
 			for (; i < argc; i++)
-				if (m->nwargs < MOPTS_MAX_WARGS)
+				if (m->nwargs < OPTS_MAX_WARGS)
 					m->wargs[m->nwargs++] = argv[i];
 			break;
 		}
@@ -264,16 +275,16 @@ int mopts_parse(int argc, char **argv, struct mopts *m, const struct mopts_extra
 		if (!strncmp(a, "--", 2)) {
 			const char *name = a + 2, *eq = strchr(name, '=');
 			size_t len = eq ? (size_t)(eq - name) : strlen(name);
-			const struct mopts_extra *o = lookup(common, name, len);
-			const struct mopts_extra *x = o ? NULL : lookup(extra, name, len);
+			const struct opts_extra *o = lookup(common, name, len);
+			const struct opts_extra *x = o ? NULL : lookup(extra, name, len);
 			if (!o && !x) {
 				if (!m->workload)
-					return msg_usage(cmd, "unknown option '%s'", a);
-				if (m->nwargs < MOPTS_MAX_WARGS)
+					return usage_error(err, errlen, "unknown option '%s'", a);
+				if (m->nwargs < OPTS_MAX_WARGS)
 					m->wargs[m->nwargs++] = argv[i];
 				continue;
 			}
-			const struct mopts_extra *t = o ? o : x;
+			const struct opts_extra *t = o ? o : x;
 			const char *val = NULL;
 			if (t->has_arg) {
 				if (eq)
@@ -281,30 +292,30 @@ int mopts_parse(int argc, char **argv, struct mopts *m, const struct mopts_extra
 				else if (i + 1 < argc)
 					val = argv[++i];
 				else
-					return msg_usage(cmd, "option '--%s' needs a value", t->name);
+					return usage_error(err, errlen, "option '--%s' needs a value", t->name);
 			} else if (eq) {
-				return msg_usage(cmd, "option '--%s' takes no value", t->name);
+				return usage_error(err, errlen, "option '--%s' takes no value", t->name);
 			}
 			if (o) {
 				if (common_opt(m, o->id, val))
-					return msg_usage(cmd, "invalid value '%s' for --%s%s", val, o->name, hint(o->id));
+					return usage_error(err, errlen, "invalid value '%s' for --%s%s", val, o->name, hint(o->id));
 			} else {
-				char err[256] = "";
-				if (on_extra(x->id, val, ctx, err, sizeof err))
-					return msg_usage(cmd, "%s", err[0] ? err : "invalid option value");
+				char why[256] = "";
+				if (on_extra(x->id, val, ctx, why, sizeof why))
+					return usage_error(err, errlen, "%s", why[0] ? why : "invalid option value");
 			}
 			continue;
 		}
 		if (a[0] == '-' && a[1] && !m->workload)
-			return msg_usage(cmd, "unknown option '%s'", a);
+			return usage_error(err, errlen, "unknown option '%s'", a);
 		if (!m->workload) {
 			m->workload = a;
 			m->wargs[m->nwargs++] = argv[i];
-		} else if (m->nwargs < MOPTS_MAX_WARGS) {
+		} else if (m->nwargs < OPTS_MAX_WARGS) {
 			m->wargs[m->nwargs++] = argv[i];
 		}
 	}
-	if (m->nwargs >= MOPTS_MAX_WARGS)
-		return msg_usage(cmd, "too many workload arguments (at most %d)", MOPTS_MAX_WARGS - 1);
+	if (m->nwargs >= OPTS_MAX_WARGS)
+		return usage_error(err, errlen, "too many workload arguments (at most %d)", OPTS_MAX_WARGS - 1);
 	return 0;
 }

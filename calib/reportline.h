@@ -1,6 +1,6 @@
-/* report.h - parsing the one-line reports of the fluid and of put */
-#ifndef REPORT_H
-#define REPORT_H
+/* reportline.h - parsing the one-line reports of the fluid and of put, and what a fluid report says */
+#ifndef REPORTLINE_H
+#define REPORTLINE_H
 
 #include "common/chunkstat.h"
 

@@ -1,5 +1,5 @@
-/* report.c - parsing the one-line reports of the fluid and of put */
-#include "calib/report.h"
+/* reportline.c - parsing the one-line reports of the fluid and of put */
+#include "calib/reportline.h"
 
 #include <errno.h>
 #include <math.h>

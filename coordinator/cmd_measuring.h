@@ -1,0 +1,62 @@
+/*
+ * cmd_measuring.h - what the measuring commands (measure, sweep, predict)
+ * share at the user's end: their checks, notes and warnings, the output
+ * files, and how a failure becomes a message and an exit status. The
+ * work itself is in session.c and sequence.c, which print nothing.
+ */
+#ifndef CMD_MEASURING_H
+#define CMD_MEASURING_H
+
+#include "calib/summary.h"
+#include "coordinator/csvout.h"
+#include "coordinator/plot.h"
+#include "coordinator/session.h"
+
+/*
+ * measuring_parse - the shared and the command's own options (opts_parse)
+ * into s->m; --quiet takes effect. 0, or EXIT_USAGE after the message.
+ */
+int measuring_parse(struct session *s, int argc, char **argv, const struct opts_extra *extra,
+		    int (*on_extra)(int id, const char *val, void *ctx, char *err, size_t errlen), void *ctx);
+/*
+ * measuring_check_workload - the workload exists, is available, its
+ * options parse (with put's own parser), it takes each of sizes[0..n), and
+ * its command can be found. 0 or the exit status after the message.
+ */
+int measuring_check_workload(struct session *s, char **wargs, int nwargs, const uint64_t *sizes, size_t nsizes);
+/*
+ * measuring_setup - session_setup, the notes on placement and the
+ * calibration store, and the local peer. 0 or the exit status after the
+ * message.
+ */
+int measuring_setup(struct session *s);
+/* measuring_choose_ops - session_choose_ops; 0 or the exit status after the message */
+int measuring_choose_ops(struct session *s, struct series *ser);
+/* measuring_whole_pairs - reps, or reps + 1 when odd, with a note saying so and why */
+unsigned measuring_whole_pairs(unsigned reps, const char *why);
+/* measuring_drift_note - after the first calibration: say if tau_F moved since the stored one */
+void measuring_drift_note(const struct session *s);
+/*
+ * measuring_warn_busy - when the lowest fluid share of a command's
+ * summaries (sum_fluid_share) is below SUM_MIN_FLUID_SHARE, another
+ * process held the measured CPU and its work is in the displacement:
+ * warns and returns 1, else 0.
+ */
+int measuring_warn_busy(const struct session *s, double share);
+/*
+ * measuring_open_csv - open --csv (if given) for appending with header.
+ * 0, or EXIT_RESOURCE after saying why (another header, cannot open).
+ */
+int measuring_open_csv(const struct session *s, struct csvout *c, const char *header);
+/* measuring_check_plot - before any run: --plot's directory can be written to. 0, or EXIT_RESOURCE */
+int measuring_check_plot(const struct session *s);
+/*
+ * measuring_plot - plot_write, then say what came of it: the SVG, the
+ * script to render without gnuplot (a warning), or the error. 0, or -1.
+ */
+int measuring_plot(const char *svg_path, const char *title, const char *xlabel, const char *ylabel,
+		   const struct plot_series *ps, size_t ns);
+/* measuring_fail - print why a run failed (rc from the session or sequence) and return the exit status */
+int measuring_fail(const struct session *s, int rc);
+
+#endif

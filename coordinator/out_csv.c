@@ -1,0 +1,95 @@
+/* out_csv.c - a measurement's rows for files: one per run, and a summary */
+#include "coordinator/out_csv.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+static void iso_now(char *buf, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+#define NCOL 30
+
+static int write_row(struct csvout *c, char cols[NCOL][64], const char *args)
+{
+	const char *f[NCOL];
+	for (int i = 0; i < NCOL; i++)
+		f[i] = cols[i];
+	f[4] = args;
+	return csvout_row(c, f, NCOL);
+}
+
+static void common_cols(char cols[NCOL][64], const char *kind, const char *command, const struct seq_opts *o,
+			const struct series *s)
+{
+	char cpus[64];
+	memset(cols, 0, NCOL * 64);
+	snprintf(cols[0], 64, "%s", kind);
+	iso_now(cols[1], 64);
+	snprintf(cols[2], 64, "%s", command);
+	snprintf(cols[3], 64, "%s", s->w->name);
+	if (s->size_bytes)
+		snprintf(cols[5], 64, "%" PRIu64, s->size_bytes);
+	snprintf(cols[6], 64, "%d", o->cpu);
+	cli_format_cpulist(&o->cpus, cpus, sizeof cpus);
+	snprintf(cols[7], 64, "%s", cpus);
+}
+
+int out_csv_run(struct csvout *c, const char *command, const struct seq_opts *o, const struct series *s,
+		    size_t i)
+{
+	char cols[NCOL][64], args[512];
+	const struct est_run *r = &s->runs[i];
+	double l = (double)r->ops;
+	common_cols(cols, "run", command, o, s);
+	series_args_text(s, args, sizeof args);
+	snprintf(cols[8], 64, "%" PRIu64, r->ops);
+	snprintf(cols[9], 64, "%zu", i + 1);
+	if (l > 0) {
+		csvout_num(cols[10], 64, r->t_put_ns / l / 1e3, 6);
+		csvout_num(cols[11], 64, r->t_put_robust_ns / l / 1e3, 6);
+		for (int k = 0; k < EST_NSRC; k++)
+			csvout_num(cols[12 + k], 64, r->os_ns[k] / l / 1e3, 6);
+		csvout_num(cols[20], 64, r->res_ns / l / 1e3, 6);
+		csvout_num(cols[22], 64, r->drift_ns / l / 1e3, 6);
+		csvout_num(cols[23], 64, r->calib_ns / l / 1e3, 6);
+		csvout_num(cols[24], 64, r->cache_ns / l / 1e3, 6);
+	}
+	csvout_num(cols[25], 64, r->tau_f_ns, 6);
+	csvout_num(cols[26], 64, r->tau0_ns, 6);
+	csvout_num(cols[27], 64, r->t2_ns, 0);
+	csvout_num(cols[28], 64, r->l2, 0);
+	csvout_num(cols[29], 64, r->t_put_ns, 0);
+	return write_row(c, cols, args);
+}
+
+int out_csv_summary(struct csvout *c, const char *command, const struct seq_opts *o, const struct series *s,
+			const struct summary *sum)
+{
+	char cols[NCOL][64], args[512];
+	common_cols(cols, "summary", command, o, s);
+	series_args_text(s, args, sizeof args);
+	snprintf(cols[8], 64, "%" PRIu64, sum->ops);
+	csvout_num(cols[10], 64, sum->tau.mean / 1e3, 6);
+	csvout_num(cols[11], 64, sum->tau_robust.mean / 1e3, 6);
+	for (int k = 0; k < EST_NSRC; k++)
+		csvout_num(cols[12 + k], 64, sum->os[k].mean / 1e3, 6);
+	csvout_num(cols[16], 64, sum->tau.ci_half / 1e3, 6);
+	snprintf(cols[17], 64, "%zu", sum->n);
+	snprintf(cols[18], 64, "%zu", sum->outliers);
+	csvout_num(cols[19], 64, sum->startup_ns / 1e3, 6);
+	csvout_num(cols[20], 64, sum->e_res_ns / 1e3, 6);
+	csvout_num(cols[21], 64, sum->e_start_ns / 1e3, 6);
+	csvout_num(cols[22], 64, sum->e_drift_ns / 1e3, 6);
+	csvout_num(cols[23], 64, sum->e_calib_ns / 1e3, 6);
+	csvout_num(cols[24], 64, sum->e_cache_ns / 1e3, 6);
+	csvout_num(cols[25], 64, sum->tau_f_ns, 6);
+	csvout_num(cols[26], 64, sum->tau0_ns, 6);
+	return write_row(c, cols, args);
+}

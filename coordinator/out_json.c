@@ -1,0 +1,105 @@
+/* out_json.c - a measurement's result for programs (see README.md for the keys) */
+#include "coordinator/out_json.h"
+#include "coordinator/jsonout.h"
+
+#include <math.h>
+#include <string.h>
+
+static json_t *summary_json(const struct stats_summary *s, double scale)
+{
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:I}", "mean", jout_num(s->mean / scale), "ci95",
+			 jout_num(s->ci_half / scale), "sd", jout_num(s->sd / scale), "min", jout_num(s->min / scale),
+			 "max", jout_num(s->max / scale), "n", (json_int_t)s->n);
+}
+
+json_t *out_json(const struct summary *s, const struct seq_opts *so, const struct series *ser)
+{
+	json_t *o = json_object();
+	char args[512], cpus[256];
+	series_args_text(ser, args, sizeof args);
+	cli_format_cpulist(&so->cpus, cpus, sizeof cpus);
+	json_object_set_new(o, "workload", json_string(ser->w->name));
+	json_object_set_new(o, "args", json_string(args));
+	if (ser->size_bytes)
+		json_object_set_new(o, "size_bytes", json_integer((json_int_t)ser->size_bytes));
+	json_object_set_new(o, "ops", json_integer((json_int_t)s->ops));
+	json_object_set_new(o, "reps", json_integer((json_int_t)ser->nruns));
+	json_object_set_new(o, "n", json_integer((json_int_t)s->n));
+	json_object_set_new(o, "fitted", json_boolean(s->fitted));
+	json_object_set_new(o, "outliers", json_integer((json_int_t)s->outliers));
+	json_object_set_new(o, "cpu", json_integer(so->cpu));
+	json_object_set_new(o, "fluid_cpus", json_string(cpus));
+	json_t *tau = json_object();
+	json_object_set_new(tau, "displacement", jout_num(s->tau.mean / 1e3));
+	json_object_set_new(tau, "drift_robust", jout_num(s->tau_robust.mean / 1e3));
+	for (int k = 0; k < EST_NSRC; k++)
+		json_object_set_new(tau, est_src_key((enum est_src)k), jout_num(s->os[k].mean / 1e3));
+	json_object_set_new(tau, "peer", s->peer.n ? jout_num(s->peer.mean / 1e3) : json_null());
+	json_object_set_new(o, "tau_put_us", tau);
+	json_object_set_new(o, "put_plus_peer_pct", s->peer.n ? summary_json(&s->put_peer_pct, 1) : json_null());
+	json_object_set_new(o, "ci95_us", jout_num(s->tau.ci_half / 1e3));
+	json_object_set_new(o, "ci95_robust_us", jout_num(s->tau_robust.ci_half / 1e3));
+	json_object_set_new(o, "displacement_us", summary_json(&s->tau, 1e3));
+	json_object_set_new(o, "drift_robust_us", summary_json(&s->tau_robust, 1e3));
+	/* with a simulated slow clock: the same estimate of the same runs by the real clock */
+	if (so->sim_res_ns > 1)
+		json_object_set_new(o, "real_clock_us", summary_json(&s->tau_raw, 1e3));
+	json_t *pct = json_object();
+	for (int k = 0; k < EST_NSRC; k++)
+		json_object_set_new(pct, est_src_key((enum est_src)k), summary_json(&s->pct[k], 1));
+	json_object_set_new(o, "pct_vs_displacement", pct);
+	json_t *pctr = json_object();
+	for (int k = 0; k < EST_NSRC; k++)
+		json_object_set_new(pctr, est_src_key((enum est_src)k), summary_json(&s->pct_robust[k], 1));
+	json_object_set_new(o, "pct_vs_drift_robust", pctr);
+	json_object_set_new(o, "startup_us", jout_num(s->startup_ns / 1e3));
+	json_t *err = json_object();
+	json_object_set_new(err, "statistical", jout_num(s->tau.ci_half / 1e3));
+	json_object_set_new(err, "res", jout_num(s->e_res_ns / 1e3));
+	json_object_set_new(err, "start", jout_num(s->e_start_ns / 1e3));
+	json_object_set_new(err, "drift", jout_num(s->e_drift_ns / 1e3));
+	json_object_set_new(err, "calib", jout_num(s->e_calib_ns / 1e3));
+	json_object_set_new(err, "cache", jout_num(s->e_cache_ns / 1e3));
+	json_object_set_new(o, "errors_us", err);
+	json_object_set_new(o, "clock_resolution_ns", jout_num(so->delta_ns));
+	json_object_set_new(o, "tau_f_ns", jout_num(s->tau_f_ns));
+	json_object_set_new(o, "tau0_ns", jout_num(s->tau0_ns));
+	json_object_set_new(o, "put_wall_per_op_us", jout_num(s->put_wall_per_op_ns / 1e3));
+	json_t *cpu = json_array();
+	for (int i = 0; i < s->ncpu; i++)
+		json_array_append_new(cpu, json_pack("{s:i, s:o, s:o, s:o}", "cpu", s->cpu_id[i], "displacement_us",
+						     jout_num(s->cpu_tau_ns[i] / 1e3), "net_rx_per_op",
+						     jout_num(s->net_rx_per_op[i]), "net_tx_per_op",
+						     jout_num(s->net_tx_per_op[i])));
+	json_object_set_new(o, "per_cpu", cpu);
+	if (s->cmd_status >= 0 && (ser->w->flags & PUT_COMMAND))
+		json_object_set_new(o, "cmd_status", json_integer(s->cmd_status));
+	json_t *runs = json_array();
+	for (size_t i = 0; i < ser->nruns; i++) {
+		const struct est_run *r = &ser->runs[i];
+		json_t *jr = json_object();
+		json_object_set_new(jr, "ops", json_integer((json_int_t)r->ops));
+		json_object_set_new(jr, "t_put_ns", jout_num(r->t_put_ns));
+		json_object_set_new(jr, "t_put_robust_ns", jout_num(r->t_put_robust_ns));
+		if (so->sim_res_ns > 1) {
+			json_object_set_new(jr, "t_put_real_clock_ns", jout_num(r->t_put_raw_ns));
+			json_object_set_new(jr, "t_f2_real_clock_ns", jout_num(r->t2_raw_ns));
+		}
+		for (int k = 0; k < EST_NSRC; k++) {
+			char key[32];
+			snprintf(key, sizeof key, "%s_ns", est_src_key((enum est_src)k));
+			json_object_set_new(jr, key, jout_num(r->os_ns[k]));
+		}
+		json_object_set_new(jr, "t_f2_ns", jout_num(r->t2_ns));
+		json_object_set_new(jr, "l_f2", jout_num(r->l2));
+		json_object_set_new(jr, "tau_f_ns", jout_num(r->tau_f_ns));
+		json_object_set_new(jr, "tau0_ns", jout_num(r->tau0_ns));
+		json_object_set_new(jr, "steal_ns", jout_num(r->steal_ns));
+		json_object_set_new(jr, "peer_ns", jout_num(r->peer_ns));
+		json_object_set_new(jr, "outlier", json_boolean(r->outlier));
+		json_array_append_new(runs, jr);
+	}
+	json_object_set_new(o, "runs", runs);
+	return o;
+}
+

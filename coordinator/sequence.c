@@ -1,0 +1,173 @@
+/* sequence.c - co-runs bracketed by calibrations, and their estimates */
+#include "coordinator/sequence.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void seq_init(struct seq_ctx *q, struct exp_env *env, const struct seq_opts *o)
+{
+	memset(q, 0, sizeof *q);
+	q->env = env;
+	q->o = *o;
+}
+
+/* the fluid options for this run: a fresh random clock phase when a slow clock is simulated */
+static struct exp_fluid_opts fluid_opts(const struct seq_ctx *q)
+{
+	struct exp_fluid_opts f = q->o.fluid;
+	f.clock_res_ns = q->o.sim_res_ns;
+	f.clock_phase_ns = q->o.sim_res_ns > 1 ? (uint64_t)random() % q->o.sim_res_ns : 0;
+	return f;
+}
+
+int seq_calibrate(struct seq_ctx *q)
+{
+	static struct fluid_report reps[EXP_MAX_CPUS];
+	struct exp_fluid_opts f = fluid_opts(q);
+	int rc = exp_run_fluids(q->env, &q->o.cpus, &f, q->o.cal_ns, reps, q->err, sizeof q->err);
+	if (rc)
+		return rc;
+	for (int i = 0; i < q->o.cpus.n; i++) {
+		if (est_cal_from(&reps[i], q->o.use_steal, &q->prev[i])) {
+			snprintf(q->err, sizeof q->err, "the fluid did no loops on CPU %d", q->o.cpus.cpu[i]);
+			return -EIO;
+		}
+		if (q->o.cpus.cpu[i] == q->o.cpu) {
+			if (q->cal.n == 0)
+				q->first_tau_f_ns = q->prev[i].tau_ns;
+			stats_acc_add(&q->cal, q->prev[i].tau_ns);
+		}
+	}
+	q->have_prev = 1;
+	return 0;
+}
+
+/* put's argv: its own options, then the workload's */
+static char **put_argv(const struct seq_ctx *q, const struct series *s, uint64_t ops, char bufs[][32], char **argv,
+		       int max)
+{
+	int k = 0;
+	argv[k++] = "put";
+	argv[k++] = "--cpu";
+	snprintf(bufs[0], 32, "%d", q->o.cpu);
+	argv[k++] = bufs[0];
+	argv[k++] = "--ops";
+	snprintf(bufs[1], 32, "%" PRIu64, ops);
+	argv[k++] = bufs[1];
+	if (q->o.sim_res_ns > 1) {
+		argv[k++] = "--clock-resolution";
+		snprintf(bufs[2], 32, "%" PRIu64 "ns", q->o.sim_res_ns);
+		argv[k++] = bufs[2];
+		argv[k++] = "--clock-phase";
+		snprintf(bufs[3], 32, "%" PRIu64 "ns", (uint64_t)random() % q->o.sim_res_ns);
+		argv[k++] = bufs[3];
+	}
+	series_argv(s, argv + k, max - k, bufs[4]);
+	return argv;
+}
+
+/* one co-run of ops operations of s, beside a fluid on every measured CPU */
+static struct exp_corun_spec corun_spec(const struct seq_ctx *q, const struct series *s, uint64_t ops,
+					char bufs[][32], char **argv, int max)
+{
+	struct exp_corun_spec spec = {
+		.cpus = &q->o.cpus,
+		.fluid = fluid_opts(q),
+		.put_argv = put_argv(q, s, ops, bufs, argv, max),
+		.lead_in_ns = q->o.lead_in_ns,
+		.lead_out_ns = q->o.lead_out_ns,
+		.max_ns = q->o.max_run_ns,
+	};
+	return spec;
+}
+
+/* one put run, not counted: beside the fluids, or (alone) with none anywhere */
+static int run_once(struct seq_ctx *q, const struct series *s, uint64_t ops, int alone, struct put_report *rep)
+{
+	static struct exp_corun_result r;
+	static const struct cli_cpus none = { .n = 0 };
+	char bufs[5][32], *argv[160];
+	struct exp_corun_spec spec = corun_spec(q, s, ops, bufs, argv, (int)(sizeof argv / sizeof argv[0]));
+	if (alone) {
+		spec.cpus = &none;
+		spec.lead_in_ns = spec.lead_out_ns = 0;
+	}
+	int rc = exp_corun(q->env, &spec, &r, q->err, sizeof q->err);
+	q->put_exit = r.put_exit;
+	if (!rc)
+		*rep = r.put;
+	return rc;
+}
+
+int seq_pilot(struct seq_ctx *q, const struct series *s, uint64_t ops, struct put_report *rep)
+{
+	/*
+	 * Beside the fluids, as in the real runs: on a VM an idle vCPU halts,
+	 * and waking it can make an operation many times slower than when the
+	 * fluid keeps the CPU busy.
+	 */
+	return run_once(q, s, ops, 0, rep);
+}
+
+int seq_alone(struct seq_ctx *q, const struct series *s, uint64_t ops, struct put_report *rep)
+{
+	return run_once(q, s, ops, 1, rep);
+}
+
+int seq_run(struct seq_ctx *q, struct series *s, uint64_t ops)
+{
+	static struct exp_corun_result r;
+	char bufs[5][32], *argv[160];
+	int rc;
+	if (!q->have_prev && (rc = seq_calibrate(q)))
+		return rc;
+	struct est_cal before[EXP_MAX_CPUS];
+	memcpy(before, q->prev, sizeof before);
+	struct exp_corun_spec spec = corun_spec(q, s, ops, bufs, argv, (int)(sizeof argv / sizeof argv[0]));
+	uint64_t peer0 = 0, peer1 = 0;
+	int have_peer = q->o.peer_pid > 0 && procfs_process_runtime_ns(q->o.peer_pid, &peer0) == 0;
+	rc = exp_corun(q->env, &spec, &r, q->err, sizeof q->err);
+	q->put_exit = r.put_exit;
+	if (rc)
+		return rc;
+	have_peer = have_peer && procfs_process_runtime_ns(q->o.peer_pid, &peer1) == 0;
+	if ((rc = seq_calibrate(q)))
+		return rc;
+
+	struct est_run run;
+	struct est_run_in in = {
+		.ncpu = q->o.cpus.n,
+		.cpu = q->o.cpus.cpu,
+		.put_cpu = q->o.cpu,
+		.fluid = r.fluid,
+		.before = before,
+		.after = q->prev,
+		.tau_sd_ns = q->cal.n >= 2 ? stats_acc_sd(&q->cal) : 0,
+		.put = &r.put,
+		.stat0 = r.have_stat ? &r.stat0 : NULL,
+		.stat1 = r.have_stat ? &r.stat1 : NULL,
+		.sirq0 = r.have_sirq ? &r.sirq0 : NULL,
+		.sirq1 = r.have_sirq ? &r.sirq1 : NULL,
+		.user_hz = sysconf(_SC_CLK_TCK),
+		.delta_ns = q->o.delta_ns,
+		.peer_ns = have_peer ? (double)(peer1 - peer0) : NAN,
+		.use_steal = q->o.use_steal,
+	};
+	int bad_cpu;
+	if (est_run_from(&in, &run, &bad_cpu)) {
+		snprintf(q->err, sizeof q->err, "the fluid did no loops on CPU %d", bad_cpu);
+		return -EIO;
+	}
+	return series_append_run(s, &run);
+}
+
+void seq_summarize(const struct seq_ctx *q, struct series *s, struct summary *sum)
+{
+	struct sum_opts o = { .fit = q->o.fit, .ops = s->ops, .ncpu = q->o.cpus.n, .cpu_id = q->o.cpus.cpu };
+	sum_compute(s->runs, s->nruns, &o, sum);
+}

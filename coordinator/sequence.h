@@ -1,0 +1,70 @@
+/*
+ * sequence.h - the runs of measure, sweep and predict: co-runs, each
+ * bracketed by calibrations of every fluid CPU, turned into estimates by
+ * calib/estimate.c.
+ *
+ * Calibrations and co-runs interleave: cal, run, cal, run, cal ... The
+ * calibration after one run is the one before the next, whatever
+ * configuration (size) the next run measures, so host drift is sampled
+ * evenly across configurations.
+ */
+#ifndef SEQUENCE_H
+#define SEQUENCE_H
+
+#include "calib/estimate.h"
+#include "calib/summary.h"
+#include "coordinator/experiment.h"
+#include "coordinator/series.h"
+
+struct seq_opts {
+	int cpu;                     /* the PUT's CPU */
+	struct cli_cpus cpus;        /* one fluid each; contains cpu */
+	struct exp_fluid_opts fluid;
+	uint64_t cal_ns;             /* length of each bracketing calibration */
+	uint64_t lead_in_ns, lead_out_ns;
+	uint64_t max_run_ns;         /* a run longer than this is stopped */
+	int fit;                     /* alternate L and L/4 and fit the line */
+	double delta_ns;             /* clock resolution for e_res */
+	uint64_t sim_res_ns;         /* --clock-resolution: quantise every clock (0 = off) */
+	int use_steal;               /* task-clock minus CPU time is steal (IRQ_TIME_ACCOUNTING off) */
+	int peer_pid;                /* the local peer, whose CPU time each run reads; 0 if none */
+	int peer_cpu;
+};
+
+struct seq_ctx {
+	struct exp_env *env;
+	struct seq_opts o;
+	struct est_cal prev[EXP_MAX_CPUS]; /* the latest calibration, per fluid CPU */
+	int have_prev;
+	struct stats_acc cal;              /* tau_F of the PUT's CPU over all calibrations */
+	double first_tau_f_ns;             /* the first calibration of the PUT's CPU */
+	char err[512];
+	int put_exit;                      /* put's exit status when a run failed */
+};
+
+/* seq_init - a sequence on env with options o */
+void seq_init(struct seq_ctx *q, struct exp_env *env, const struct seq_opts *o);
+/* seq_calibrate - a bracketing calibration of every fluid CPU. 0, -EINTR or -errno (q->err) */
+int seq_calibrate(struct seq_ctx *q);
+/*
+ * seq_run - one co-run of ops operations of series s, then the
+ * calibration after it. Appends its estimates to s. 0, -EINTR, -ECHILD
+ * (put failed: q->put_exit, q->err), or -errno.
+ */
+int seq_run(struct seq_ctx *q, struct series *s, uint64_t ops);
+/*
+ * seq_pilot - run put once beside the fluids (ops operations), not
+ * counted, to learn the wall time per op and the workload's report. 0 or
+ * -errno with q->err.
+ */
+int seq_pilot(struct seq_ctx *q, const struct series *s, uint64_t ops, struct put_report *rep);
+/*
+ * seq_alone - run put once with no fluid anywhere (the saturated runs of
+ * predict): the PUT alone on its CPU. 0 or -errno with q->err.
+ */
+int seq_alone(struct seq_ctx *q, const struct series *s, uint64_t ops, struct put_report *rep);
+
+/* seq_summarize - the summary of series s (sum_compute with this sequence's fit and CPUs) */
+void seq_summarize(const struct seq_ctx *q, struct series *s, struct summary *sum);
+
+#endif

@@ -1,0 +1,116 @@
+/* series.c - one configuration measured again and again, and its argv for put */
+#include "coordinator/series.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void series_init(struct series *s, const struct put_workload *w, char *const *wargs, int n, const char *peer_addr,
+		 const char *label)
+{
+	memset(s, 0, sizeof *s);
+	s->w = w;
+	snprintf(s->label, sizeof s->label, "%s", label);
+	int i = 0;
+	/* options go before a "--" that ends them (exec) */
+	for (; i < n && strcmp(wargs[i], "--") && s->nopts < SERIES_MAX_ARGS; i++)
+		s->opts[s->nopts++] = wargs[i];
+	for (; i < n && s->nrest < SERIES_MAX_ARGS; i++)
+		s->rest[s->nrest++] = wargs[i];
+	if (peer_addr)
+		snprintf(s->peer_arg, sizeof s->peer_arg, "--peer=%s", peer_addr);
+}
+
+int series_add_arg(struct series *s, const char *arg)
+{
+	if (s->nadded >= SERIES_MAX_ADDED || strlen(arg) >= sizeof s->added[0])
+		return -E2BIG;
+	snprintf(s->added[s->nadded++], sizeof s->added[0], "%s", arg);
+	return 0;
+}
+
+int series_argv(const struct series *s, char **argv, int max, char sizebuf[32])
+{
+	int k = 0;
+	/* room for the NULL */
+	max--;
+	for (int i = 0; i < s->nopts && k < max; i++)
+		argv[k++] = (char *)s->opts[i];
+	if (s->peer_arg[0] && k < max)
+		argv[k++] = (char *)s->peer_arg;
+	if (s->size_bytes && k < max) {
+		snprintf(sizebuf, 32, "--size=%" PRIu64, s->size_bytes);
+		argv[k++] = sizebuf;
+	}
+	for (int i = 0; i < s->nadded && k < max; i++)
+		argv[k++] = (char *)s->added[i];
+	for (int i = 0; i < s->nrest && k < max; i++)
+		argv[k++] = (char *)s->rest[i];
+	argv[k] = NULL;
+	return k;
+}
+
+int series_has_arg(const struct series *s, const char *name)
+{
+	char *argv[2 * SERIES_MAX_ARGS + SERIES_MAX_ADDED + 4], sizebuf[32];
+	int n = series_argv(s, argv, (int)(sizeof argv / sizeof argv[0]), sizebuf);
+	size_t len = strlen(name);
+	for (int i = 1; i < n && strcmp(argv[i], "--"); i++)
+		if (!strncmp(argv[i], name, len) && (argv[i][len] == '\0' || argv[i][len] == '='))
+			return 1;
+	return 0;
+}
+
+/* an argument as a shell would need it: as it is when safe, else in single quotes */
+static size_t quote_arg(char *buf, size_t len, const char *a)
+{
+	size_t used = 0;
+	int safe = *a != '\0';
+	for (const char *p = a; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:=,+@%-", *p))
+			safe = 0;
+	if (safe)
+		return (size_t)snprintf(buf, len, "%s", a);
+	used += (size_t)snprintf(buf, len, "'");
+	for (const char *p = a; *p && used < len; p++)
+		used += (size_t)snprintf(buf + used, len - used, *p == '\'' ? "'\\''" : "%c", *p);
+	if (used < len)
+		used += (size_t)snprintf(buf + used, len - used, "'");
+	return used;
+}
+
+void series_args_text(const struct series *s, char *buf, size_t len)
+{
+	char *argv[2 * SERIES_MAX_ARGS + SERIES_MAX_ADDED + 4], sizebuf[32];
+	int n = series_argv(s, argv, (int)(sizeof argv / sizeof argv[0]), sizebuf);
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int i = 1; i < n && used + 1 < len; i++) {
+		if (i > 1)
+			buf[used++] = ' ', buf[used] = '\0';
+		used += quote_arg(buf + used, len - used, argv[i]);
+	}
+}
+
+int series_append_run(struct series *s, const struct est_run *r)
+{
+	if (s->nruns == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		struct est_run *nr = realloc(s->runs, cap * sizeof *nr);
+		if (!nr)
+			return -ENOMEM;
+		s->runs = nr;
+		s->cap = cap;
+	}
+	s->runs[s->nruns++] = *r;
+	return 0;
+}
+
+void series_free(struct series *s)
+{
+	free(s->runs);
+	s->runs = NULL;
+	s->nruns = s->cap = 0;
+}

@@ -1,0 +1,285 @@
+/*
+ * check_estimate.c - the displacement estimators on hand-computed reports:
+ * Woodside, Courtois and Schramm (1997) steps 1 and 2 and the errors of
+ * their section 3 (daemons, clock resolution, start-up), the bracketing
+ * calibration, the drift-robust estimator, steal, and one whole run.
+ */
+#include "calib/estimate.h"
+#include "tests/suites.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+/* a fluid report: loops over wall_ns, with ok_n ok chunks of 1000 loops at tau0_ns per loop */
+static struct fluid_report fluid(double loops, double wall_ns, uint64_t ok_n, double tau0_ns)
+{
+	struct fluid_report r;
+	memset(&r, 0, sizeof r);
+	r.chunk_loops = 1000;
+	r.loops = (uint64_t)loops;
+	r.start_ns = 1000000;
+	r.end_ns = r.start_ns + (uint64_t)wall_ns;
+	r.raw_start_ns = r.start_ns;
+	r.raw_end_ns = r.end_ns;
+	r.cpu_ns = (uint64_t)wall_ns;
+	r.ok_n = ok_n;
+	r.ok_ns = (uint64_t)llround((double)ok_n * 1000 * tau0_ns);
+	return r;
+}
+
+/* Woodside step 1 and 2: tau_F = T_F(1)/L_F(1), T_PUT = T_F(2) - L_F(2) tau_F, tau_PUT = T_PUT / L_PUT */
+START_TEST(test_woodside_steps_one_and_two)
+{
+	struct fluid_report cal = fluid(1e9, 1.2e9, 0, 0), run = fluid(5e8, 1.0e9, 0, 0);
+	struct est_cal c;
+	struct est_cpu e;
+	ck_assert_int_eq(est_cal_from(&cal, 0, &c), 0);
+	ck_assert_double_eq_tol(c.tau_ns, 1.2, 1e-12);
+	/* no chunk timings: the undisturbed speed falls back to T/L */
+	ck_assert_double_eq_tol(c.tau0_ns, 1.2, 1e-12);
+	ck_assert_int_eq(est_cpu_from(&run, &c, &c, 0, 1, 0, 0, &e), 0);
+	ck_assert_double_eq_tol(e.t_put_ns, 1.0e9 - 5e8 * 1.2, 1e-3);
+	/* L_PUT = 10000: 40 us per operation */
+	ck_assert_double_eq_tol(e.t_put_ns / 1e4, 40e3, 1e-6);
+	ck_assert_double_eq_tol(e.drift_ns, 0, 1e-9);
+	ck_assert_double_eq_tol(e.calib_ns, 0, 1e-9);
+}
+END_TEST
+
+/*
+ * Woodside section 3, daemons: with D(i) = alpha(i) L_F(i) the classic
+ * estimate is off by e_daemons L_PUT = (alpha(2) - alpha(1)) L_F(2).
+ */
+START_TEST(test_woodside_daemons_error)
+{
+	const double tau = 1.0, a1 = 0.02, a2 = 0.05, l1 = 1e8, l2 = 4e8, put = 3e7;
+	struct fluid_report cal = fluid(l1, l1 * tau + a1 * l1, 0, 0), run = fluid(l2, l2 * tau + put + a2 * l2, 0, 0);
+	struct est_cal c;
+	struct est_cpu e;
+	est_cal_from(&cal, 0, &c);
+	est_cpu_from(&run, &c, &c, 0, 1, 0, 0, &e);
+	ck_assert_double_eq_tol(e.t_put_ns - put, (a2 - a1) * l2, 1e-2);
+	/* with alpha(2) = alpha(1) the error vanishes */
+	run = fluid(l2, l2 * tau + put + a1 * l2, 0, 0);
+	est_cpu_from(&run, &c, &c, 0, 1, 0, 0, &e);
+	ck_assert_double_eq_tol(e.t_put_ns, put, 1e-2);
+}
+END_TEST
+
+/*
+ * Woodside section 3, clock resolution: he reads each duration to +-D/2,
+ * so tau_PUT is off by +-D (1 + L_F(2)/L_F(1)) / (2 L_PUT(2)). A duration
+ * read at both ends is off by up to D: displace's bound is twice his.
+ */
+START_TEST(test_woodside_clock_resolution_bound)
+{
+	const double d = 1e6, l1 = 1e9, l2 = 2e9, lput = 1e4;
+	double woodside = d * (1 + l2 / l1) / (2 * lput);
+	ck_assert_double_eq_tol(est_res_ns(d, l2, l1) / lput, 2 * woodside, 1e-9);
+	/* L_F(2) = L_F(1): roughly D / L_PUT, as the paper says, times two */
+	ck_assert_double_eq_tol(est_res_ns(d, l1, l1) / lput, 2 * d / lput, 1e-9);
+	ck_assert(isnan(est_res_ns(d, l2, 0)));
+}
+END_TEST
+
+/* Woodside section 3, start-up: T(L) = S + L tau; two loop counts give tau free of e_start = S / L */
+START_TEST(test_pair_removes_the_startup_cost)
+{
+	struct est_pair p;
+	const double s = 2.5e6, tau = 80e3;
+	ck_assert_int_eq(est_pair_from(s + 1000 * tau, 1000, s + 250 * tau, 250, &p), 0);
+	ck_assert_double_eq_tol(p.tau_ns, tau, 1e-6);
+	ck_assert_double_eq_tol(p.s_ns, s, 1e-3);
+	/* a null run */
+	ck_assert_int_eq(est_pair_from(s + 1000 * tau, 1000, s, 0, &p), 0);
+	ck_assert_double_eq_tol(p.tau_ns, tau, 1e-6);
+	ck_assert_int_eq(est_pair_from(1, 10, 2, 10, &p), -EINVAL);
+}
+END_TEST
+
+/* the bracket: tau_F the mean of before and after, e_drift half the change, e_calib from the sd */
+START_TEST(test_bracketing_calibrations)
+{
+	struct fluid_report b = fluid(1e9, 1.0e9, 0, 0), a = fluid(1e9, 1.2e9, 0, 0), run = fluid(1e8, 1.5e8, 0, 0);
+	struct est_cal cb, ca;
+	struct est_cpu e;
+	est_cal_from(&b, 0, &cb);
+	est_cal_from(&a, 0, &ca);
+	ck_assert_int_eq(est_cpu_from(&run, &cb, &ca, 0.01, 1, 0, 0, &e), 0);
+	ck_assert_double_eq_tol(e.tau_f_ns, 1.1, 1e-12);
+	ck_assert_double_eq_tol(e.t_put_ns, 1.5e8 - 1e8 * 1.1, 1e-3);
+	ck_assert_double_eq_tol(e.drift_ns, 0.1 * 1e8, 1e-3);
+	ck_assert_double_eq_tol(e.calib_ns, 1.96 * 0.01 / M_SQRT2 * 1e8, 1e-3);
+	/* a fluid that did nothing is no estimate */
+	struct fluid_report none = fluid(0, 1e8, 0, 0);
+	ck_assert_int_eq(est_cpu_from(&none, &cb, &ca, 0, 1, 0, 0, &e), -EINVAL);
+	ck_assert_int_eq(est_cal_from(&none, 0, &cb), -EINVAL);
+}
+END_TEST
+
+/*
+ * The drift-robust estimator: the calibrations say the fluid runs 1.0 ns a
+ * loop undisturbed and loses 5 % to background work (g); during the run
+ * the host is 10 % slower (tau0 = 1.1). It takes the run's own tau0:
+ * T_PUT' = T_F(2) - L_F(2) tau0(2) (1 + g), exact, where the classic
+ * estimate counts the slowdown as the PUT's.
+ */
+START_TEST(test_drift_robust_takes_the_runs_own_speed)
+{
+	const double l2 = 1e8, put = 2e7;
+	struct fluid_report cal = fluid(1e8, 1e8 * 1.0 * 1.05, 90000, 1.0);
+	struct fluid_report run = fluid(l2, l2 * 1.1 * 1.05 + put, 80000, 1.1);
+	struct est_cal c;
+	struct est_cpu e;
+	est_cal_from(&cal, 0, &c);
+	ck_assert_double_eq_tol(c.tau0_ns, 1.0, 1e-9);
+	ck_assert_double_eq_tol(c.g, 0.05, 1e-9);
+	est_cpu_from(&run, &c, &c, 0, 1, 0, 0, &e);
+	ck_assert_double_eq_tol(e.tau0_2_ns, 1.1, 1e-9);
+	ck_assert_double_eq_tol(e.t_put_robust_ns, put, 1.0);
+	ck_assert_double_eq_tol(e.t_put_ns, put + l2 * (1.1 - 1.0) * 1.05, 1.0);
+}
+END_TEST
+
+/*
+ * Steal: the fluid's task-clock (which runs while the hypervisor has the
+ * vCPU) minus its CPU time. On the PUT's CPU the PUT's own difference adds
+ * to it; on another CPU the calibrations' steal rate is used.
+ */
+START_TEST(test_steal_is_taken_out_of_both_steps)
+{
+	struct fluid_report cal = fluid(1e8, 1.0e8 + 2e6, 90000, 1.0), run = fluid(1e8, 1.3e8, 90000, 1.0);
+	cal.task_clock_ns.avail = 1;
+	cal.task_clock_ns.v = (double)cal.cpu_ns;
+	cal.cpu_ns -= 2000000; /* 2 ms stolen: it is not background work */
+	run.task_clock_ns.avail = 1;
+	run.task_clock_ns.v = (double)run.cpu_ns;
+	run.cpu_ns -= 5000000; /* 5 ms stolen from the fluid in the run */
+	struct est_cal c;
+	struct est_cpu e;
+	est_cal_from(&cal, 1, &c);
+	ck_assert_double_eq_tol(c.steal_ns, 2e6, 1e-3);
+	ck_assert_double_eq_tol(c.g, 0.02, 1e-9);
+	ck_assert_double_eq_tol(c.g_nosteal, 0, 1e-9);
+	/* the PUT's own task-clock minus schedstat: 1 ms */
+	est_cpu_from(&run, &c, &c, 0, 1, 1e6, 1, &e);
+	ck_assert_double_eq_tol(e.steal_ns, 6e6, 1e-3);
+	ck_assert_double_eq_tol(e.t_put_robust_ns, 1.3e8 - 6e6 - 1e8, 1.0);
+	/* another CPU: the calibrations' rate, 2 ms per 102 ms, times T_F(2) */
+	est_cpu_from(&run, &c, &c, 0, 0, 1e6, 1, &e);
+	ck_assert_double_eq_tol(e.steal_ns, 2e6 / 1.02e8 * 1.3e8, 1.0);
+	/* with IRQ time accounting the difference is not steal */
+	est_cpu_from(&run, &c, &c, 0, 1, 1e6, 0, &e);
+	ck_assert_double_eq_tol(e.steal_ns, 0, 1e-9);
+}
+END_TEST
+
+/* e_cache: the post-gap chunks' extra time, beyond the calibrations' rate of it */
+START_TEST(test_cache_reload_beyond_the_calibrations_rate)
+{
+	struct fluid_report cal = fluid(1e8, 1e8, 90000, 1.0), run = fluid(1e8, 1.2e8, 90000, 1.0);
+	cal.post_n = 100;
+	cal.post_ns = 100 * 1000 + 10000; /* 10 us extra in 100 ms: 1e-4 per ns */
+	run.post_n = 1000;
+	run.post_ns = 1000 * 1000 + 500000; /* 500 us extra in 120 ms */
+	struct est_cal c;
+	struct est_cpu e;
+	est_cal_from(&cal, 0, &c);
+	ck_assert_double_eq_tol(c.post_rate, 1e-4, 1e-12);
+	est_cpu_from(&run, &c, &c, 0, 1, 0, 0, &e);
+	ck_assert_double_eq_tol(e.cache_ns, 500000 - 1e-4 * 1.2e8, 1e-3);
+}
+END_TEST
+
+/* one whole run on two CPUs: displacement summed, per CPU, the OS sources and /proc */
+START_TEST(test_run_from_reports)
+{
+	const int cpus[2] = { 0, 1 };
+	struct fluid_report f[2] = { fluid(1e8, 1.5e8, 0, 0), fluid(1e8, 1.1e8, 0, 0) };
+	struct fluid_report calr = fluid(1e8, 1e8, 0, 0);
+	struct est_cal cal[2];
+	est_cal_from(&calr, 0, &cal[0]);
+	cal[1] = cal[0];
+	struct put_report p;
+	memset(&p, 0, sizeof p);
+	p.ops = 1000;
+	p.start_ns = 10;
+	p.end_ns = 10 + 60000000;
+	p.utime_ns = (struct report_val){ .v = 3e7, .avail = 1 };
+	p.stime_ns = (struct report_val){ .v = 1e7, .avail = 1 };
+	p.task_clock_ns = (struct report_val){ .v = 4.1e7, .avail = 1 };
+	p.schedstat_ns = (struct report_val){ .avail = 0, .why = "ENOENT" };
+	struct procfs_stat s0, s1;
+	memset(&s0, 0, sizeof s0);
+	memset(&s1, 0, sizeof s1);
+	s0.n = s1.n = 2;
+	s0.cpu[0].cpu = s1.cpu[0].cpu = 0;
+	s0.cpu[1].cpu = s1.cpu[1].cpu = 1;
+	s1.cpu[0].system = 2;
+	s1.cpu[0].softirq = 1;
+	struct procfs_softirqs q0, q1;
+	memset(&q0, 0, sizeof q0);
+	memset(&q1, 0, sizeof q1);
+	q0.ncpu = q1.ncpu = 2;
+	q1.net_rx[1] = 1000;
+	struct est_run_in in = { .ncpu = 2, .cpu = cpus, .put_cpu = 0, .fluid = f, .before = cal, .after = cal,
+				 .put = &p, .stat0 = &s0, .stat1 = &s1, .sirq0 = &q0, .sirq1 = &q1, .user_hz = 100,
+				 .delta_ns = 20, .peer_ns = NAN };
+	struct est_run r;
+	int bad = -1;
+	ck_assert_int_eq(est_run_from(&in, &r, &bad), 0);
+	ck_assert_uint_eq(r.ops, 1000);
+	ck_assert_double_eq_tol(r.cpu_t_put_ns[0], 5e7, 1e-3);
+	ck_assert_double_eq_tol(r.cpu_t_put_ns[1], 1e7, 1e-3);
+	ck_assert_double_eq_tol(r.t_put_ns, 6e7, 1e-3);
+	ck_assert_double_eq_tol(r.os_ns[SRC_GETRUSAGE], 4e7, 1e-3);
+	ck_assert_double_eq_tol(r.os_ns[SRC_TASK_CLOCK], 4.1e7, 1e-3);
+	ck_assert(isnan(r.os_ns[SRC_SCHEDSTAT]));
+	ck_assert_str_eq(r.os_why[SRC_SCHEDSTAT], "ENOENT");
+	/* 3 ticks at USER_HZ 100 */
+	ck_assert_double_eq_tol(r.os_ns[SRC_PROCSTAT], 3e7, 1e-3);
+	ck_assert_double_eq(r.net_rx[1], 1000);
+	ck_assert_double_eq(r.put_wall_ns, 6e7);
+	ck_assert_double_eq_tol(r.res_ns, 20 * (1 + 1.0), 1e-9);
+	ck_assert(isnan(r.peer_ns));
+	/* no /proc/stat: n/a, with the reason */
+	in.stat0 = in.stat1 = NULL;
+	est_run_from(&in, &r, &bad);
+	ck_assert(isnan(r.os_ns[SRC_PROCSTAT]));
+	ck_assert_str_eq(r.os_why[SRC_PROCSTAT], "no /proc/stat");
+	/* a fluid that did no loops names its CPU */
+	f[1].loops = 0;
+	ck_assert_int_eq(est_run_from(&in, &r, &bad), -EINVAL);
+	ck_assert_int_eq(bad, 1);
+}
+END_TEST
+
+START_TEST(test_pct_diff_and_source_names)
+{
+	ck_assert_double_eq_tol(est_pct_diff(110, 100), 10, 1e-12);
+	ck_assert_double_eq_tol(est_pct_diff(90, 100), -10, 1e-12);
+	ck_assert(isnan(est_pct_diff(1, 0)));
+	ck_assert(isnan(est_pct_diff(NAN, 1)));
+	ck_assert_str_eq(est_src_name(SRC_TASK_CLOCK), "task-clock");
+	ck_assert_str_eq(est_src_key(SRC_PROCSTAT), "procstat");
+}
+END_TEST
+
+Suite *estimate_suite(void)
+{
+	Suite *s = suite_create("estimate");
+	TCase *tc = tcase_create("pure");
+	tcase_add_test(tc, test_woodside_steps_one_and_two);
+	tcase_add_test(tc, test_woodside_daemons_error);
+	tcase_add_test(tc, test_woodside_clock_resolution_bound);
+	tcase_add_test(tc, test_pair_removes_the_startup_cost);
+	tcase_add_test(tc, test_bracketing_calibrations);
+	tcase_add_test(tc, test_drift_robust_takes_the_runs_own_speed);
+	tcase_add_test(tc, test_steal_is_taken_out_of_both_steps);
+	tcase_add_test(tc, test_cache_reload_beyond_the_calibrations_rate);
+	tcase_add_test(tc, test_run_from_reports);
+	tcase_add_test(tc, test_pct_diff_and_source_names);
+	suite_add_tcase(s, tc);
+	return s;
+}

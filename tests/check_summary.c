@@ -1,0 +1,225 @@
+/*
+ * check_summary.c - from runs to a result: the L versus L/4 fit, the
+ * outlier rules, the paired OS differences, the error budget, and the
+ * fluid's share, on synthetic runs computed by hand (docs/estimators.md).
+ */
+#include "calib/summary.h"
+#include "tests/suites.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/*
+ * Eight pairs (L = 1000, L/4 = 250, start-up 2 ms) whose PUT cost per op is
+ * tau_ns[i]; getrusage is 0.07 to 0.13 % below it, as the hidden work of a
+ * quiet CPU would leave it; extra_ns[i] is added to pair i's L run only, as
+ * other work on the CPU would be. The runs' outlier flags are left as they
+ * are: sum_compute must set them afresh.
+ */
+#define NPAIRS 8
+static void synthetic_pairs(struct est_run *runs, const double *tau_ns,
+			    const double *extra_ns)
+{
+	static const double hidden[NPAIRS] = { 0.0010, 0.0012, 0.0008, 0.0011, 0.0009, 0.0013, 0.0007, 0.0010 };
+	for (int i = 0; i < NPAIRS; i++) {
+		for (int half = 0; half < 2; half++) {
+			struct est_run *r = &runs[2 * i + half];
+			r->ops = half ? 250 : 1000;
+			double put = tau_ns[i] * (double)r->ops;
+			r->t_put_ns = r->t_put_robust_ns = r->t_put_raw_ns = 2e6 + put + (half ? 0 : extra_ns[i]);
+			for (int k = 0; k < EST_NSRC; k++)
+				r->os_ns[k] = 2e6 + put * (1 - hidden[i]);
+			r->cpu_t_put_ns[0] = r->t_put_ns;
+		}
+	}
+}
+
+START_TEST(test_summary_flags_a_pair_with_other_work_in_it)
+{
+	const int cpu0 = 0;
+	struct sum_opts o = { .fit = 1, .ops = 1000, .ncpu = 1, .cpu_id = &cpu0 };
+	struct est_run runs[2 * NPAIRS];
+	struct summary sum;
+	memset(runs, 0, sizeof runs);
+	/* the PUT itself varies by 3 %; getrusage follows it, so no pair is odd */
+	const double tau[NPAIRS] = { 100e3, 103e3, 97e3, 101e3, 99e3, 102e3, 98e3, 100.5e3 };
+	const double none[NPAIRS] = { 0 };
+	synthetic_pairs(runs, tau, none);
+	sum_compute(runs, 2 * NPAIRS, &o, &sum);
+	ck_assert_uint_eq(sum.outliers, 0);
+	ck_assert_uint_eq(sum.n, NPAIRS);
+
+	/* 1 ms more on the CPU in pair 3's L run: +1.33 us/op (1.3 %), within the PUT's own spread */
+	double one[NPAIRS] = { 0 };
+	one[3] = 1e6;
+	synthetic_pairs(runs, tau, one);
+	sum_compute(runs, 2 * NPAIRS, &o, &sum);
+	ck_assert_uint_eq(sum.outliers, 1);
+	ck_assert_uint_eq(sum.n, NPAIRS - 1);
+	ck_assert(runs[6].outlier && runs[7].outlier && !runs[0].outlier && !runs[15].outlier);
+	ck_assert_double_eq_tol(sum.tau.mean, (800.5e3 - 101e3) / 7, 1e-2);
+
+	/* the same series summarized again without it: the flag goes (as --precision summarizes again) */
+	synthetic_pairs(runs, tau, none);
+	sum_compute(runs, 2 * NPAIRS, &o, &sum);
+	ck_assert_uint_eq(sum.outliers, 0);
+	ck_assert(!runs[6].outlier && !runs[7].outlier);
+
+	/* 0.5 % more: far outside the quiet spread, but below the 1 % floor: kept */
+	double small[NPAIRS] = { 0 };
+	small[3] = 0.375e6;
+	synthetic_pairs(runs, tau, small);
+	sum_compute(runs, 2 * NPAIRS, &o, &sum);
+	ck_assert_uint_eq(sum.outliers, 0);
+
+	/* three pairs of eight with more work: a heavy tail, not a rare disturbance: kept */
+	double three[NPAIRS] = { 0 };
+	three[3] = three[4] = three[6] = 1e6;
+	synthetic_pairs(runs, tau, three);
+	sum_compute(runs, 2 * NPAIRS, &o, &sum);
+	ck_assert_uint_eq(sum.outliers, 0);
+
+	/* a pair far off in tau alone is flagged as before */
+	const double odd[NPAIRS] = { 100e3, 100.1e3, 99.9e3, 130e3, 100e3, 100.05e3, 99.95e3, 100.02e3 };
+	synthetic_pairs(runs, odd, none);
+	sum_compute(runs, 2 * NPAIRS, &o, &sum);
+	ck_assert_uint_eq(sum.outliers, 1);
+	ck_assert(runs[6].outlier);
+}
+END_TEST
+
+
+/*
+ * Two pairs by hand: T_PUT = S + L tau with S = 2 ms, L = 1000 and 250, tau
+ * 100 and 104 us; the fit gives each pair's slope and intercept exactly.
+ */
+START_TEST(test_fit_gives_slope_and_intercept_of_each_pair)
+{
+	const int cpus[2] = { 0, 1 };
+	struct sum_opts o = { .fit = 1, .ops = 1000, .ncpu = 2, .cpu_id = cpus };
+	struct est_run r[4];
+	memset(r, 0, sizeof r);
+	const double tau[2] = { 100e3, 104e3 };
+	for (int p = 0; p < 2; p++)
+		for (int h = 0; h < 2; h++) {
+			struct est_run *x = &r[2 * p + h];
+			x->ops = h ? 250 : 1000;
+			x->t_put_ns = 2e6 + tau[p] * (double)x->ops;
+			x->t_put_robust_ns = x->t_put_ns - 1e3 * (double)x->ops; /* 1 us per op less */
+			x->t_put_raw_ns = x->t_put_ns;
+			x->cpu_t_put_ns[0] = 0.75 * x->t_put_ns;
+			x->cpu_t_put_ns[1] = 0.25 * x->t_put_ns;
+			/* getrusage 10 % below displacement; the other sources unavailable */
+			x->os_ns[SRC_GETRUSAGE] = 0.9 * tau[p] * (double)x->ops;
+			for (int k = 1; k < EST_NSRC; k++)
+				x->os_ns[k] = NAN;
+			snprintf(x->os_why[SRC_SCHEDSTAT], sizeof x->os_why[0], "EOPNOTSUPP");
+			x->drift_ns = h ? 300 : 600;
+			x->calib_ns = h ? 300 : 400;
+			x->res_ns = 75;
+			x->cache_ns = 0;
+			x->net_rx[1] = h ? 250 : 1000; /* one NET_RX per op on CPU 1 */
+			x->tau_f_ns = 1.2;
+			x->tau0_ns = 1.14;
+			x->put_wall_ns = 50e3 * (double)x->ops;
+			x->peer_ns = NAN;
+		}
+	struct summary s;
+	sum_compute(r, 4, &o, &s);
+	ck_assert_uint_eq(s.n, 2);
+	ck_assert(s.fitted);
+	ck_assert_double_eq_tol(s.tau.mean, 102e3, 1e-6);
+	/* sd of {100, 104} us is 2 sqrt(2) us; t(0.975, 1) = 12.706 */
+	ck_assert_double_eq_tol(s.tau.ci_half, 12.7062 * 2 * M_SQRT2 * 1e3 / M_SQRT2, 1.0);
+	ck_assert_double_eq_tol(s.tau_robust.mean, 101e3, 1e-6);
+	ck_assert_double_eq_tol(s.startup_ns, 2e6, 1e-3);
+	ck_assert_double_eq_tol(s.e_start_ns, 2e6 / 1000, 1e-6);
+	/* per pair: (600 + 300) / 750; sqrt(400^2 + 300^2) / 750; (75 + 75) / 750 */
+	ck_assert_double_eq_tol(s.e_drift_ns, 900.0 / 750, 1e-9);
+	ck_assert_double_eq_tol(s.e_calib_ns, 500.0 / 750, 1e-9);
+	ck_assert_double_eq_tol(s.e_res_ns, 150.0 / 750, 1e-9);
+	ck_assert_double_eq_tol(s.os[SRC_GETRUSAGE].mean, 0.9 * 102e3, 1e-6);
+	ck_assert_double_eq_tol(s.pct[SRC_GETRUSAGE].mean, -10, 1e-9);
+	ck_assert(isnan(s.os[SRC_TASK_CLOCK].mean));
+	ck_assert_str_eq(s.os_why[SRC_SCHEDSTAT], "EOPNOTSUPP");
+	ck_assert_double_eq_tol(s.cpu_tau_ns[0], 0.75 * 102e3, 1e-6);
+	ck_assert_double_eq_tol(s.cpu_tau_ns[1], 0.25 * 102e3, 1e-6);
+	ck_assert_int_eq(s.cpu_id[1], 1);
+	ck_assert_double_eq_tol(s.net_rx_per_op[1], 1, 1e-12);
+	ck_assert_double_eq_tol(s.put_wall_per_op_ns, 50e3, 1e-9);
+	ck_assert_uint_eq(s.peer.n, 0);
+	ck_assert_double_eq_tol(sum_fluid_share(&s), 1.14 / 1.2, 1e-12);
+}
+END_TEST
+
+/* without the fit every run is an estimate, start-up included; null runs give S alone */
+START_TEST(test_no_fit_divides_each_run_and_null_runs_give_startup)
+{
+	const int cpu0 = 3;
+	struct sum_opts o = { .fit = 0, .ops = 100, .ncpu = 1, .cpu_id = &cpu0 };
+	struct est_run r[5];
+	memset(r, 0, sizeof r);
+	const double t[5] = { 10e6, 11e6, 12e6, 1e6, 3e6 };
+	const uint64_t ops[5] = { 100, 100, 100, 0, 0 };
+	for (int i = 0; i < 5; i++) {
+		r[i].ops = ops[i];
+		r[i].t_put_ns = r[i].t_put_robust_ns = r[i].t_put_raw_ns = r[i].cpu_t_put_ns[0] = t[i];
+		for (int k = 0; k < EST_NSRC; k++)
+			r[i].os_ns[k] = t[i];
+		r[i].drift_ns = 100;
+		r[i].peer_ns = 5e5;
+	}
+	struct summary s;
+	sum_compute(r, 5, &o, &s);
+	ck_assert_uint_eq(s.n, 3);
+	ck_assert(!s.fitted);
+	ck_assert_double_eq_tol(s.tau.mean, 110e3, 1e-6);
+	ck_assert_double_eq_tol(s.tau.sd, 10e3, 1e-6);
+	ck_assert_uint_eq(s.startup.n, 2);
+	ck_assert_double_eq_tol(s.startup.mean, 2e6, 1e-6);
+	ck_assert_double_eq_tol(s.startup_ns, 2e6, 1e-6);
+	ck_assert(isnan(s.e_start_ns));
+	/* e_drift per run is drift / L, averaged over the 3 estimates */
+	ck_assert_double_eq_tol(s.e_drift_ns, 1.0, 1e-12);
+	ck_assert_double_eq_tol(s.pct[SRC_TASK_CLOCK].mean, 0, 1e-12);
+	/* the peer: 5 ms per run, 5 us per op; getrusage + peer against displacement */
+	ck_assert_double_eq_tol(s.peer.mean, 5e3, 1e-9);
+	/* per run 100 (tau + 5 - tau) / tau: 5 %, 4.545 %, 4.167 % */
+	ck_assert_double_eq_tol(s.put_peer_pct.mean, (5.0 + 500.0 / 110 + 500.0 / 120) / 3, 1e-9);
+}
+END_TEST
+
+START_TEST(test_small_ops_is_a_quarter_or_a_null_run)
+{
+	ck_assert_uint_eq(sum_small_ops(1000), 250);
+	ck_assert_uint_eq(sum_small_ops(5), 1);
+	ck_assert_uint_eq(sum_small_ops(4), 1);
+	ck_assert_uint_eq(sum_small_ops(3), 0);
+	ck_assert_uint_eq(sum_small_ops(0), 0);
+}
+END_TEST
+
+START_TEST(test_fluid_share_is_one_when_unknown)
+{
+	struct summary s;
+	memset(&s, 0, sizeof s);
+	ck_assert_double_eq(sum_fluid_share(&s), 1);
+	s.tau_f_ns = 2;
+	s.tau0_ns = 1;
+	ck_assert_double_eq(sum_fluid_share(&s), 0.5);
+}
+END_TEST
+
+Suite *summary_suite(void)
+{
+	Suite *s = suite_create("summary");
+	TCase *tc = tcase_create("pure");
+	tcase_add_test(tc, test_summary_flags_a_pair_with_other_work_in_it);
+	tcase_add_test(tc, test_fit_gives_slope_and_intercept_of_each_pair);
+	tcase_add_test(tc, test_no_fit_divides_each_run_and_null_runs_give_startup);
+	tcase_add_test(tc, test_small_ops_is_a_quarter_or_a_null_run);
+	tcase_add_test(tc, test_fluid_share_is_one_when_unknown);
+	suite_add_tcase(s, tc);
+	return s;
+}
