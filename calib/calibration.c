@@ -283,3 +283,117 @@ void calib_verdict_text(const struct calib_verdict *v, char *buf, size_t len)
 	for (int i = 0; i < v->n && used < len; i++)
 		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " | " : "", v->reason[i]);
 }
+
+int calib_acc_add(struct calib_acc *a, const struct fluid_report *r)
+{
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 32;
+		double *t = realloc(a->tau, cap * sizeof *t);
+		if (!t)
+			return -ENOMEM;
+		a->tau = t;
+		double *t0 = realloc(a->tau0, cap * sizeof *t0);
+		if (!t0)
+			return -ENOMEM;
+		a->tau0 = t0;
+		a->cap = cap;
+	}
+	double w = fluid_wall_ns(r);
+	a->tau[a->n] = fluid_tau_ns(r);
+	a->tau0[a->n] = fluid_tau0_ns(r);
+	a->n++;
+	a->share += w > 0 ? (double)r->cpu_ns / w : 0;
+	a->wall_ns += w;
+	a->gap_n += (double)r->gap_n;
+	a->gap_excess_ns += fluid_excess_ns(r);
+	if ((double)r->max_chunk_ns > a->longest_ns)
+		a->longest_ns = (double)r->max_chunk_ns;
+	return 0;
+}
+
+double calib_reps_needed(double cv, size_t n, double target)
+{
+	double t = stats_t_quantile(0.975, n > 1 ? (double)n - 1 : 1);
+	return ceil(pow(t * cv / target, 2));
+}
+
+void calib_acc_result(const struct calib_acc *a, double target_ci, struct calib_result *r)
+{
+	memset(r, 0, sizeof *r);
+	if (!a->n)
+		return;
+	stats_summarize(a->tau, a->n, 0.95, &r->tau);
+	stats_summarize(a->tau0, a->n, 0.95, &r->tau0);
+	r->fluid_share = a->share / (double)a->n;
+	r->gap_rate_per_s = a->gap_n / (a->wall_ns / 1e9);
+	r->gap_mean_us = a->gap_n ? a->gap_excess_ns / a->gap_n / 1e3 : 0;
+	r->gap_frac = a->gap_excess_ns / a->wall_ns;
+	r->longest_gap_us = a->longest_ns / 1e3;
+	r->needed_reps = calib_reps_needed(r->tau.cv, a->n, target_ci);
+}
+
+void calib_acc_free(struct calib_acc *a)
+{
+	free(a->tau);
+	free(a->tau0);
+	memset(a, 0, sizeof *a);
+}
+
+double calib_steal_frac(const struct procfs_stat *s0, const struct procfs_stat *s1, int cpu)
+{
+	const struct procfs_cpu *a, *b;
+	if (!s0 || !s1 || !(a = procfs_stat_find(s0, cpu)) || !(b = procfs_stat_find(s1, cpu)))
+		return NAN;
+	uint64_t total = procfs_cpu_total(b) - procfs_cpu_total(a);
+	return total ? (double)(b->steal - a->steal) / (double)total : NAN;
+}
+
+struct task_delta {
+	int pid;
+	char comm[64];
+	double frac;
+};
+
+static int cmp_delta(const void *a, const void *b)
+{
+	double x = ((const struct task_delta *)a)->frac, y = ((const struct task_delta *)b)->frac;
+	return (x < y) - (x > y);
+}
+
+void calib_others(const struct procfs_task *t0, size_t n0, const struct procfs_task *t1, size_t n1, int self,
+		  double wall_s, long user_hz, struct calib_quiet_in *q)
+{
+	struct task_delta *d = calloc(n1 ? n1 : 1, sizeof *d);
+	size_t nd = 0;
+	double total = 0;
+	if (!d)
+		return;
+	for (size_t i = 0; i < n1; i++) {
+		if (t1[i].pid == self || t1[i].ppid == self)
+			continue;
+		uint64_t before = 0;
+		for (size_t k = 0; k < n0; k++)
+			if (t0[k].pid == t1[i].pid && t0[k].start_ticks == t1[i].start_ticks) {
+				before = t0[k].cpu_ticks;
+				break;
+			}
+		if (t1[i].cpu_ticks <= before)
+			continue;
+		double f = (double)(t1[i].cpu_ticks - before) / (double)user_hz / wall_s;
+		d[nd].pid = t1[i].pid;
+		snprintf(d[nd].comm, sizeof d[nd].comm, "%s", t1[i].comm);
+		d[nd].frac = f;
+		total += f;
+		nd++;
+	}
+	qsort(d, nd, sizeof *d, cmp_delta);
+	q->others_frac = total;
+	q->ntop = 0;
+	for (size_t i = 0; i < nd && q->ntop < CALIB_MAX_TOP; i++) {
+		q->top[q->ntop].pid = d[i].pid;
+		snprintf(q->top[q->ntop].comm, sizeof q->top[0].comm, "%s", d[i].comm);
+		q->top[q->ntop].frac = d[i].frac;
+		q->ntop++;
+	}
+	free(d);
+}

@@ -1,6 +1,10 @@
-/* calibration.h - the calibration store and the quiet-host verdict */
+/* calibration.h - Woodside step 1 from replications, the quiet-host verdict, and the calibration store */
 #ifndef CALIBRATION_H
 #define CALIBRATION_H
+
+#include "calib/procfs.h"
+#include "calib/reportline.h"
+#include "calib/stats.h"
 
 #include <stddef.h>
 
@@ -56,6 +60,41 @@ void calib_store_free(struct calib_store *st);
  */
 int calib_store_default_path(char *buf, size_t len);
 
+/*
+ * One CPU's calibration (Woodside step 1), from its replications as they
+ * come: tau_F = T_F(1) / L_F(1) of each, the undisturbed speed from its
+ * chunk timings, and the time other work took from the fluid.
+ */
+struct calib_acc {
+	size_t n, cap;
+	double *tau, *tau0;     /* ns per loop, per replication */
+	double share;           /* sum of the fluid's CPU time over its wall time */
+	double wall_ns, gap_n, gap_excess_ns, longest_ns;
+};
+
+struct calib_result {
+	struct stats_summary tau;   /* T/L per replication */
+	struct stats_summary tau0;  /* undisturbed speed per replication */
+	double fluid_share;         /* mean fluid CPU time over wall time */
+	double gap_rate_per_s, gap_mean_us, gap_frac, longest_gap_us;
+	double needed_reps;         /* for the target CI */
+};
+
+/* calib_acc_add - one replication's report; -ENOMEM */
+int calib_acc_add(struct calib_acc *a, const struct fluid_report *r);
+/* calib_acc_result - the summary of the replications so far (at least one); target_ci as a fraction of tau_F */
+void calib_acc_result(const struct calib_acc *a, double target_ci, struct calib_result *r);
+/* calib_acc_free - release the replications */
+void calib_acc_free(struct calib_acc *a);
+/*
+ * calib_reps_needed - replications for a 95 % CI of target (a fraction of
+ * the mean) at this CV, with the t quantile of the n replications made:
+ * ceil((t cv / target)^2)
+ */
+double calib_reps_needed(double cv, size_t n, double target);
+/* calib_steal_frac - the steal share of cpu's ticks between two /proc/stat readings; NAN if unknown */
+double calib_steal_frac(const struct procfs_stat *s0, const struct procfs_stat *s1, int cpu);
+
 /* What the verdict looks at. Fractions are of one CPU's time over the calibration. */
 #define CALIB_MAX_TOP 3
 struct calib_quiet_in {
@@ -87,6 +126,14 @@ struct calib_verdict {
 	int n;
 	char reason[CALIB_MAX_REASONS][320]; /* "<reason>; <remedy>" */
 };
+
+/*
+ * calib_others - the other processes' CPU time between two task lists
+ * (t0 before, t1 after, wall_s apart), leaving out self and its children,
+ * as fractions of one CPU: the total and the top CALIB_MAX_TOP, into q
+ */
+void calib_others(const struct procfs_task *t0, size_t n0, const struct procfs_task *t1, size_t n1, int self,
+		  double wall_s, long user_hz, struct calib_quiet_in *q);
 
 /* calib_judge - the quiet-host verdict: quiet, or the reasons with their remedies */
 void calib_judge(const struct calib_quiet_in *in, struct calib_verdict *v);

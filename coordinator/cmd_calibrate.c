@@ -7,6 +7,7 @@
 #include "calib/stats.h"
 #include "common/cli.h"
 #include "coordinator/context.h"
+#include "coordinator/csvout.h"
 #include "coordinator/displace.h"
 #include "coordinator/experiment.h"
 #include "coordinator/jsonout.h"
@@ -75,110 +76,31 @@ static void usage(FILE *f)
 
 struct cpu_result {
 	int cpu;
-	struct stats_summary tau;   /* T/L per replication */
-	struct stats_summary tau0;  /* undisturbed speed per replication */
-	double fluid_share;         /* mean fluid CPU time over wall time */
-	double gap_rate_per_s, gap_mean_us, gap_frac, longest_gap_us;
-	double needed_reps;         /* for a CI of TARGET_CI */
+	struct calib_result r;
 	struct calib_quiet_in q;
 	struct calib_verdict v;
 };
-
-struct task_delta {
-	int pid;
-	char comm[64];
-	double frac;
-};
-
-static int cmp_delta(const void *a, const void *b)
-{
-	double x = ((const struct task_delta *)a)->frac, y = ((const struct task_delta *)b)->frac;
-	return (x < y) - (x > y);
-}
-
-/* Other processes' CPU during the calibration, as fractions of one CPU, top first. */
-static void other_processes(const struct procfs_task *t0, size_t n0, const struct procfs_task *t1, size_t n1,
-			    double wall_s, long user_hz, struct calib_quiet_in *q)
-{
-	pid_t self = getpid();
-	struct task_delta *d = calloc(n1 ? n1 : 1, sizeof *d);
-	size_t nd = 0;
-	double total = 0;
-	if (!d)
-		return;
-	for (size_t i = 0; i < n1; i++) {
-		if (t1[i].pid == self || t1[i].ppid == self)
-			continue;
-		uint64_t before = 0;
-		for (size_t k = 0; k < n0; k++)
-			if (t0[k].pid == t1[i].pid && t0[k].start_ticks == t1[i].start_ticks) {
-				before = t0[k].cpu_ticks;
-				break;
-			}
-		if (t1[i].cpu_ticks <= before)
-			continue;
-		double f = (double)(t1[i].cpu_ticks - before) / (double)user_hz / wall_s;
-		d[nd].pid = t1[i].pid;
-		snprintf(d[nd].comm, sizeof d[nd].comm, "%s", t1[i].comm);
-		d[nd].frac = f;
-		total += f;
-		nd++;
-	}
-	qsort(d, nd, sizeof *d, cmp_delta);
-	q->others_frac = total;
-	q->ntop = 0;
-	for (size_t i = 0; i < nd && q->ntop < CALIB_MAX_TOP; i++) {
-		q->top[q->ntop].pid = d[i].pid;
-		snprintf(q->top[q->ntop].comm, sizeof q->top[0].comm, "%s", d[i].comm);
-		q->top[q->ntop].frac = d[i].frac;
-		q->ntop++;
-	}
-	free(d);
-}
-
-static void iso_date(char *buf, size_t len)
-{
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
 
 static int calibrate_cpu(struct exp_env *e, int cpu, const struct exp_fluid_opts *fo, uint64_t rep_ns, unsigned reps,
 			 const struct context *ctx, double loadavg1, struct msg_progress *prog, double *done,
 			 struct cpu_result *res, char *err, size_t errlen)
 {
 	struct cli_cpus one = { .n = 1, .cpu = { cpu } };
-	double *tau = calloc(reps, sizeof *tau), *tau0 = calloc(reps, sizeof *tau0);
+	struct calib_acc acc = { 0 };
 	struct procfs_task *t0 = NULL, *t1 = NULL;
 	size_t n0 = 0, n1 = 0;
 	struct procfs_stat s0, s1;
-	double share = 0, gap_n = 0, gap_excess = 0, wall = 0, longest = 0;
 	int rc = 0, have_stat;
-	if (!tau || !tau0) {
-		free(tau);
-		free(tau0);
-		return -ENOMEM;
-	}
 	memset(res, 0, sizeof *res);
 	res->cpu = cpu;
 	procfs_read_tasks(&t0, &n0);
 	have_stat = procfs_read_stat(&s0) == 0;
 	uint64_t w0 = dclock_raw_ns();
-	for (unsigned i = 0; i < reps; i++) {
+	for (unsigned i = 0; i < reps && !rc; i++) {
 		static struct fluid_report r;
 		rc = exp_run_fluids(e, &one, fo, rep_ns, &r, err, errlen);
-		if (rc)
-			break;
-		tau[i] = fluid_tau_ns(&r);
-		tau0[i] = fluid_tau0_ns(&r);
-		double w = fluid_wall_ns(&r);
-		share += (double)r.cpu_ns / w;
-		wall += w;
-		gap_n += (double)r.gap_n;
-		gap_excess += fluid_excess_ns(&r);
-		if ((double)r.max_chunk_ns > longest)
-			longest = (double)r.max_chunk_ns;
+		if (!rc && (rc = calib_acc_add(&acc, &r)))
+			snprintf(err, errlen, "out of memory");
 		*done += 1;
 		msg_progress_update(prog, *done);
 	}
@@ -186,57 +108,42 @@ static int calibrate_cpu(struct exp_env *e, int cpu, const struct exp_fluid_opts
 	if (!rc) {
 		procfs_read_tasks(&t1, &n1);
 		have_stat = have_stat && procfs_read_stat(&s1) == 0;
-		stats_summarize(tau, reps, 0.95, &res->tau);
-		stats_summarize(tau0, reps, 0.95, &res->tau0);
-		res->fluid_share = share / reps;
-		res->gap_rate_per_s = gap_n / (wall / 1e9);
-		res->gap_mean_us = gap_n ? gap_excess / gap_n / 1e3 : 0;
-		res->gap_frac = gap_excess / wall;
-		res->longest_gap_us = longest / 1e3;
-		double t = stats_t_quantile(0.975, reps > 1 ? reps - 1 : 1);
-		res->needed_reps = ceil(pow(t * res->tau.cv / TARGET_CI, 2));
+		calib_acc_result(&acc, TARGET_CI, &res->r);
 		struct calib_quiet_in *q = &res->q;
 		q->cpu = cpu;
 		q->ncpus_online = ctx->online.n;
 		q->loadavg1 = loadavg1;
-		q->cv = reps > 1 ? res->tau.cv : NAN;
-		q->fluid_share = res->fluid_share;
-		q->steal_frac = NAN;
-		const struct procfs_cpu *a, *b;
-		if (have_stat && (a = procfs_stat_find(&s0, cpu)) && (b = procfs_stat_find(&s1, cpu))) {
-			uint64_t total = procfs_cpu_total(b) - procfs_cpu_total(a);
-			if (total)
-				q->steal_frac = (double)(b->steal - a->steal) / (double)total;
-		}
-		other_processes(t0, n0, t1, n1, wall_s, ctx->user_hz, q);
+		q->cv = reps > 1 ? res->r.tau.cv : NAN;
+		q->fluid_share = res->r.fluid_share;
+		q->steal_frac = have_stat ? calib_steal_frac(&s0, &s1, cpu) : NAN;
+		calib_others(t0, n0, t1, n1, getpid(), wall_s, ctx->user_hz, q);
 		calib_judge(q, &res->v);
 	}
+	calib_acc_free(&acc);
 	free(t0);
 	free(t1);
-	free(tau);
-	free(tau0);
 	return rc;
 }
 
 static void print_cpu(const struct cpu_result *r, const struct exp_fluid_opts *fo, const char *variant, unsigned reps,
 		      uint64_t rep_ns)
 {
-	const struct stats_summary *t = &r->tau;
+	const struct stats_summary *t = &r->r.tau;
 	printf("CPU %d   fluid %s at %s, %u x %.3g s\n", r->cpu, variant, fo->sched, reps, (double)rep_ns / 1e9);
 	if (t->n > 1)
 		printf("  tau_F        %.5f ns/loop ± %.5f (95%% CI, ±%.2f%%)  CV %.2f%%  min…max %.5f…%.5f  n=%zu\n", t->mean,
 		       t->ci_half, 100 * t->ci_half / t->mean, 100 * t->cv, t->min, t->max, t->n);
 	else
 		printf("  tau_F        %.5f ns/loop  n=1: no CI or CV (use --reps 2 or more)\n", t->mean);
-	printf("  undisturbed  %.5f ns/loop (chunks with nothing else in them)  CV %.2f%%\n", r->tau0.mean,
-	       100 * r->tau0.cv);
-	printf("  fluid share  %.2f%% of CPU %d (the fluid's CPU time over its wall time)\n", 100 * r->fluid_share, r->cpu);
+	printf("  undisturbed  %.5f ns/loop (chunks with nothing else in them)  CV %.2f%%\n", r->r.tau0.mean,
+	       100 * r->r.tau0.cv);
+	printf("  fluid share  %.2f%% of CPU %d (the fluid's CPU time over its wall time)\n", 100 * r->r.fluid_share, r->cpu);
 	printf("  gaps         %.0f/s, mean %.1f us, longest %.0f us: %.2f%% of the time went to other work\n",
-	       r->gap_rate_per_s, r->gap_mean_us, r->longest_gap_us, 100 * r->gap_frac);
+	       r->r.gap_rate_per_s, r->r.gap_mean_us, r->r.longest_gap_us, 100 * r->r.gap_frac);
 	if (t->n > 1 && t->ci_half / t->mean > TARGET_CI)
 		printf("  precision    ±%.2f%% reached; the ±%.1f%% target needs about %.0f replications at this CV "
 		       "(--reps), and a steadier host\n",
-		       100 * t->ci_half / t->mean, 100 * TARGET_CI, r->needed_reps);
+		       100 * t->ci_half / t->mean, 100 * TARGET_CI, r->r.needed_reps);
 	else if (t->n > 1)
 		printf("  precision    ±%.3f%%, within the ±%.1f%% target\n", 100 * t->ci_half / t->mean, 100 * TARGET_CI);
 	if (r->q.ntop > 0)
@@ -258,19 +165,19 @@ static json_t *cpu_json(const struct cpu_result *r, unsigned reps, uint64_t rep_
 		json_array_append_new(reasons, json_string(r->v.reason[i]));
 	json_t *o = json_object();
 	json_object_set_new(o, "cpu", json_integer(r->cpu));
-	json_object_set_new(o, "tau_f_ns", jout_num(r->tau.mean));
-	json_object_set_new(o, "ci95_ns", jout_num(r->tau.ci_half));
-	json_object_set_new(o, "cv", jout_num(r->tau.cv));
-	json_object_set_new(o, "min_ns", jout_num(r->tau.min));
-	json_object_set_new(o, "max_ns", jout_num(r->tau.max));
+	json_object_set_new(o, "tau_f_ns", jout_num(r->r.tau.mean));
+	json_object_set_new(o, "ci95_ns", jout_num(r->r.tau.ci_half));
+	json_object_set_new(o, "cv", jout_num(r->r.tau.cv));
+	json_object_set_new(o, "min_ns", jout_num(r->r.tau.min));
+	json_object_set_new(o, "max_ns", jout_num(r->r.tau.max));
 	json_object_set_new(o, "reps", json_integer(reps));
 	json_object_set_new(o, "seconds", jout_num((double)rep_ns / 1e9));
-	json_object_set_new(o, "tau0_ns", jout_num(r->tau0.mean));
-	json_object_set_new(o, "tau0_cv", jout_num(r->tau0.cv));
-	json_object_set_new(o, "fluid_share", jout_num(r->fluid_share));
-	json_object_set_new(o, "gap_rate_per_s", jout_num(r->gap_rate_per_s));
-	json_object_set_new(o, "gap_mean_us", jout_num(r->gap_mean_us));
-	json_object_set_new(o, "gap_frac", jout_num(r->gap_frac));
+	json_object_set_new(o, "tau0_ns", jout_num(r->r.tau0.mean));
+	json_object_set_new(o, "tau0_cv", jout_num(r->r.tau0.cv));
+	json_object_set_new(o, "fluid_share", jout_num(r->r.fluid_share));
+	json_object_set_new(o, "gap_rate_per_s", jout_num(r->r.gap_rate_per_s));
+	json_object_set_new(o, "gap_mean_us", jout_num(r->r.gap_mean_us));
+	json_object_set_new(o, "gap_frac", jout_num(r->r.gap_frac));
 	json_object_set_new(o, "steal_frac", jout_num(r->q.steal_frac));
 	json_object_set_new(o, "others_frac", jout_num(r->q.others_frac));
 	json_object_set_new(o, "quiet", json_boolean(r->v.quiet));
@@ -293,9 +200,8 @@ int cmd_calibrate(int argc, char **argv)
 	enum fluid_sched sched = FLUID_SCHED_IDLE;
 	int json = 0, save = 1, strict = 0, c;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	struct msg_getopt g = { .cmd = "calibrate", .opts = opts, .usage = usage, .json = &json };
+	while ((c = msg_getopt_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'c':
 			cpus_arg = optarg;
@@ -323,24 +229,18 @@ int cmd_calibrate(int argc, char **argv)
 		case 'n':
 			save = 0;
 			break;
-		case 'j':
-			json = 1;
-			break;
 		case 'q':
 			msg_set_quiet(true);
 			break;
 		case 'x':
 			strict = 1;
 			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
-		default:
-			return msg_getopt_error("calibrate", c, argv);
 		}
 	}
-	if (optind < argc)
-		return msg_usage("calibrate", "unexpected argument '%s'", argv[optind]);
+	if (g.status >= 0)
+		return g.status;
+	if (msg_no_operands("calibrate", argc, argv))
+		return EXIT_USAGE;
 
 	struct context ctx;
 	context_read(&ctx);
@@ -426,10 +326,10 @@ int cmd_calibrate(int argc, char **argv)
 
 	int untrusted = 0;
 	char date[32];
-	iso_date(date, sizeof date);
+	csvout_date(date, sizeof date);
 	for (int i = 0; i < ncal; i++) {
 		struct cpu_result *r = &res[i];
-		if (!r->v.quiet || !(r->tau.ci_half / r->tau.mean <= TARGET_CI))
+		if (!r->v.quiet || !(r->r.tau.ci_half / r->r.tau.mean <= TARGET_CI))
 			untrusted = 1;
 		struct calib_row row;
 		memset(&row, 0, sizeof row);
@@ -439,10 +339,10 @@ int cmd_calibrate(int argc, char **argv)
 		row.cpu = r->cpu;
 		snprintf(row.variant, sizeof row.variant, "%s", variant);
 		snprintf(row.sched, sizeof row.sched, "%s", fo.sched);
-		row.tau_f_ns = r->tau.mean;
-		row.ci95_ns = isnan(r->tau.ci_half) ? 0 : r->tau.ci_half;
-		row.cv = r->tau.cv;
-		row.tau0_ns = r->tau0.mean;
+		row.tau_f_ns = r->r.tau.mean;
+		row.ci95_ns = isnan(r->r.tau.ci_half) ? 0 : r->r.tau.ci_half;
+		row.cv = r->r.tau.cv;
+		row.tau0_ns = r->r.tau0.mean;
 		row.reps = reps;
 		row.seconds = (double)rep_ns / 1e9;
 		row.quiet = r->v.quiet;

@@ -40,26 +40,19 @@ int cmd_clock(int argc, char **argv)
 	};
 	uint64_t reads = 200000;
 	int json = 0, c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	struct msg_getopt g = { .cmd = "clock", .opts = opts, .usage = usage, .json = &json };
+	while ((c = msg_getopt_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'n':
 			if (cli_parse_u64(optarg, 2, 100000000, &reads))
 				return msg_usage("clock", "invalid value '%s' for --reads (2 to 100000000)", optarg);
 			break;
-		case 'j':
-			json = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
-		default:
-			return msg_getopt_error("clock", c, argv);
 		}
 	}
-	if (optind < argc)
-		return msg_usage("clock", "unexpected argument '%s'", argv[optind]);
+	if (g.status >= 0)
+		return g.status;
+	if (msg_no_operands("clock", argc, argv))
+		return EXIT_USAGE;
 
 	static const struct {
 		clockid_t id;

@@ -246,9 +246,8 @@ int cmd_plan(int argc, char **argv)
 	struct plan p = { .method = BEILNER, .conf = DEFAULT_CONFIDENCE, .prec = DEFAULT_PRECISION };
 	int json = 0, have_prec = 0, c, rc;
 	const char *conf_arg = NULL;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	struct msg_getopt g = { .cmd = "plan", .opts = opts, .usage = usage, .json = &json };
+	while ((c = msg_getopt_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'r':
 			if ((rc = parse_duration("--resolution", optarg, &p.res_ns)))
@@ -287,18 +286,12 @@ int cmd_plan(int argc, char **argv)
 			p.method = (enum method)i;
 			break;
 		}
-		case 'j':
-			json = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
-		default:
-			return msg_getopt_error("plan", c, argv);
 		}
 	}
-	if (optind < argc)
-		return msg_usage("plan", "unexpected argument '%s'", argv[optind]);
+	if (g.status >= 0)
+		return g.status;
+	if (msg_no_operands("plan", argc, argv))
+		return EXIT_USAGE;
 	if (p.res_ns == 0)
 		return msg_usage("plan", "missing --resolution (the clock tick, e.g. 1ms)");
 	if (p.tau_ns == 0)

@@ -251,10 +251,7 @@ static void csv_row(struct csvout *c, const char *workload, const struct psize *
 {
 	char f[PREDICT_CSV_COLS][48];
 	const char *fp[PREDICT_CSV_COLS];
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(f[0], sizeof f[0], "%Y-%m-%dT%H:%M:%SZ", &tm);
+	csvout_date(f[0], sizeof f[0]);
 	snprintf(f[1], 48, "%s", workload);
 	snprintf(f[2], 48, "%" PRIu64, p->size);
 	snprintf(f[3], 48, "%.3f", p->c_ns / 1e3);

@@ -302,9 +302,8 @@ int cmd_ticks(int argc, char **argv)
 	struct options o = { .conf = DEFAULT_CONFIDENCE, .batches = DEFAULT_BATCHES };
 	const char *conf_arg = NULL;
 	int json = 0, c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+	struct msg_getopt g = { .cmd = "ticks", .opts = opts, .usage = usage, .json = &json };
+	while ((c = msg_getopt_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'r': {
 			uint64_t v;
@@ -329,16 +328,10 @@ int cmd_ticks(int argc, char **argv)
 			o.batches = (size_t)v;
 			break;
 		}
-		case 'j':
-			json = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return EXIT_OK;
-		default:
-			return msg_getopt_error("ticks", c, argv);
 		}
 	}
+	if (g.status >= 0)
+		return g.status;
 	if (optind >= argc)
 		return msg_usage("ticks", "missing FILE.csv");
 	if (argc - optind > 1)

@@ -20,6 +20,8 @@ int csvout_open(struct csvout *c, const char *path, const char *header);
 int csvout_row(struct csvout *c, const char *const *fields, size_t n);
 /* csvout_num - v with the given decimals into buf, or an empty cell when v is not a number */
 void csvout_num(char *buf, size_t len, double v, int decimals);
+/* csvout_date - now, in UTC, as the CSV files and the store write it: 2026-11-22T20:31:09Z */
+void csvout_date(char *buf, size_t len);
 /* csvout_close - close the file (safe on an unopened csvout) */
 void csvout_close(struct csvout *c);
 

@@ -75,6 +75,45 @@ int msg_getopt_error(const char *cmd, int c, char **argv)
 }
 
 
+int msg_getopt_next(struct msg_getopt *g, int argc, char **argv)
+{
+	if (!g->started) {
+		/* each command parses its own argv: getopt starts again */
+		optind = 1;
+		opterr = 0;
+		g->status = -1;
+		g->started = 1;
+	}
+	for (;;) {
+		int c = getopt_long(argc, argv, ":h", g->opts, NULL);
+		switch (c) {
+		case -1:
+			return -1;
+		case 'h':
+			g->usage(stdout);
+			g->status = EXIT_OK;
+			return -1;
+		case ':':
+		case '?':
+			g->status = msg_getopt_error(g->cmd, c, argv);
+			return -1;
+		case 'j':
+			if (g->json) {
+				*g->json = 1;
+				continue;
+			}
+			return c;
+		default:
+			return c;
+		}
+	}
+}
+
+int msg_no_operands(const char *cmd, int argc, char **argv)
+{
+	return optind < argc ? msg_usage(cmd, "unexpected argument '%s'", argv[optind]) : 0;
+}
+
 void msg_progress_start(struct msg_progress *p, const char *what, double total)
 {
 	p->what = what;

@@ -2,7 +2,9 @@
 #ifndef MSG_H
 #define MSG_H
 
+#include <getopt.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 
 /* msg_error - print "displace: <message>" on stderr */
@@ -18,6 +20,25 @@ int msg_usage(const char *cmd, const char *fmt, ...) __attribute__((format(print
  * with ':') returned c, ':' for a missing value or '?' for an unknown option
  */
 int msg_getopt_error(const char *cmd, int c, char **argv);
+/* A command's getopt_long loop, with what every command treats alike. */
+struct msg_getopt {
+	const char *cmd;
+	const struct option *opts;
+	void (*usage)(FILE *f);
+	int *json;   /* 'j' (--json) sets it; NULL: the command has no --json */
+	int status;  /* after the loop: the exit status to return now, or -1 to carry on */
+	int started; /* 0 in a new struct: the first call starts getopt afresh */
+};
+/*
+ * msg_getopt_next - the command's next option as getopt_long returns it
+ * (the optstring is ":h"), or -1 at the end or when the command must
+ * stop: -h/--help printed the usage on stdout (status EXIT_OK), or an
+ * unknown option or a missing value was reported (status EXIT_USAGE)
+ */
+int msg_getopt_next(struct msg_getopt *g, int argc, char **argv);
+/* msg_no_operands - EXIT_USAGE after the message if an operand is left after the options, else 0 */
+int msg_no_operands(const char *cmd, int argc, char **argv);
+
 /* msg_set_quiet - suppress info and progress */
 void msg_set_quiet(bool quiet);
 bool msg_quiet(void);

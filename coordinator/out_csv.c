@@ -6,14 +6,6 @@
 #include <string.h>
 #include <time.h>
 
-static void iso_now(char *buf, size_t len)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 #define NCOL 30
 
 static int write_row(struct csvout *c, char cols[NCOL][64], const char *args)
@@ -31,7 +23,7 @@ static void common_cols(char cols[NCOL][64], const char *kind, const char *comma
 	char cpus[64];
 	memset(cols, 0, NCOL * 64);
 	snprintf(cols[0], 64, "%s", kind);
-	iso_now(cols[1], 64);
+	csvout_date(cols[1], 64);
 	snprintf(cols[2], 64, "%s", command);
 	snprintf(cols[3], 64, "%s", s->w->name);
 	if (s->size_bytes)
