@@ -27,6 +27,16 @@ has() {
 one_line() {
 	if [ "$(grep -vc '^try ' "$tmp/err")" -eq 1 ]; then ok; else bad "$1: error is not one line"; cat "$tmp/err" >&2; fi
 }
+# json FILE DESCRIPTION FILTER: the jq FILTER is true of the JSON in $tmp/FILE
+json() {
+	if jq -e "$3" "$tmp/$1" >/dev/null 2>"$tmp/jq.err"; then ok; else
+		bad "$2: not true of $1: $3"
+		sed 's/^/  | /' "$tmp/jq.err" >&2
+		head -n 40 "$tmp/$1" | sed 's/^/  | /' >&2
+	fi
+}
+# .ci/deps installs jq: without it every JSON check fails, none is skipped
+command -v jq >/dev/null 2>&1 || bad "jq is not installed: run .ci/deps (as root) or apt-get install jq"
 
 expect 0 "top-level help" -- "$D" --help
 has out "Commands:" "top-level help"
@@ -141,16 +151,11 @@ eq "$(ls "$tmp/cache")" "cal.csv" "no temporary files left beside the store"
 
 expect 0 "calibrate json" -- "$D" calibrate --cpus 0 --seconds 0.1 --reps 1 --no-save --json --calibration "$cal"
 for k in '"tau_f_ns"' '"cv"' '"quiet"' '"reasons"' '"context"'; do has out "$k" "calibrate json"; done
-if command -v python3 >/dev/null 2>&1; then
-	if python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-c = d["cpus"][0]
-assert c["cpu"] == 0 and c["tau_f_ns"] > 0 and isinstance(c["quiet"], bool)
-assert isinstance(c["reasons"], list) and (c["quiet"] == (len(c["reasons"]) == 0))
-assert d["store"] is None and "host" in d["context"]
-' "$tmp/out"; then ok; else bad "calibrate json: not the expected document"; fi
-fi
+# shellcheck disable=SC2016 # $c is jq's
+json out "calibrate json: the expected document" '.cpus[0] as $c
+	| $c.cpu == 0 and $c.tau_f_ns > 0 and ($c.quiet | type) == "boolean"
+	and ($c.reasons | type) == "array" and $c.quiet == ($c.reasons | length == 0)
+	and has("store") and .store == null and (.context | has("host"))'
 eq "$(rows "$cal")" 3 "--no-save leaves the store alone"
 
 expect 2 "calibrate unknown option" -- "$D" calibrate --bogus
@@ -216,6 +221,129 @@ expect 3 "put --op-times unwritable" -- "$BIN/put" --ops 1 --op-times "$tmp/no/s
 has err "cannot write --op-times" "put --op-times unwritable"
 expect 2 "put --op-times too many" -- "$BIN/put" --op-times "$tmp/ops.txt" --ops 2305843009213693953 spin --us 1
 has err "at most 100000000 operations" "put --op-times too many"
+
+# --- workloads, measure, sweep, predict: short runs, as a user runs them -------
+# Runs of 50 ms, a pair or two: nothing here depends on how fast the host is,
+# and a figure is checked only loosely, and not at all when displace itself
+# said that another process held the measured CPU.
+quick="--run-time 50ms --calib-time 50ms"
+readme="$(dirname "$0")/../README.md"
+# readme_header HEADING: the CSV header README.md shows in the block after HEADING, joined
+readme_header() {
+	awk -v h="$1" 'index($0, h) == 1 { f = 1; next }
+		f && /^```/ { if (inb) exit; inb = 1; next }
+		inb { printf "%s", $0 } END { print "" }' "$readme"
+}
+# count_rows FILE KIND [SIZE]: rows of kind KIND (and size_bytes SIZE) in a --csv file
+count_rows() {
+	awk -F, -v k="$2" -v s="${3-}" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		$1 == k && (s == "" || $col["size_bytes"] == s) { n++ } END { print n + 0 }' "$1"
+}
+# csv_like FILE HEADING DESCRIPTION: FILE has README's header and every row as many fields
+csv_like() {
+	eq "$(head -n 1 "$1")" "$(readme_header "$2")" "$3: the header in README.md"
+	if awk -F, 'NR == 1 { n = NF } NF != n { exit 1 }' "$1"; then ok; else bad "$3: a row without the header's fields"; cat "$1" >&2; fi
+}
+# held: displace warned that another process held the measured CPU (its work is in the figures)
+held() { grep -q "another process held it" "$tmp/err"; }
+
+for c in workloads measure sweep predict; do
+	expect 0 "$c help" -- "$D" $c --help
+	has out "^usage: displace $c" "$c help"
+	[ $c = workloads ] || for g in Placement Measurement Output; do has out "^$g:" "$c help is grouped"; done
+done
+
+expect 0 "workloads" -- "$D" workloads
+for w in spin exec tcp tcp-stream udp unix rpc; do has out "^$w \[" "workloads lists $w"; done
+
+# usage errors: exit 2, one line and the hint to the command's --help, before any run
+for a in "measure" "measure frobnicate" "measure spin --us x" "measure spin --reps 0" "measure spin --plot x.svg" \
+	"measure exec" "sweep udp" "sweep udp --sizes 100,x" "sweep spin --sizes 100" "predict tcp --sizes 1000" \
+	"predict udp --sizes 1000 --compute 10" "predict tcp --sizes 1000 --compute 10 --reps 1" "workloads extra"; do
+	# shellcheck disable=SC2086 # split the command from its options
+	expect 2 "$a" -- "$D" $a
+	one_line "$a"
+	has err "try 'displace ${a%% *} --help'" "$a"
+done
+
+# measure spin: the JSON document, and 50 us of CPU within a loose band
+# shellcheck disable=SC2086
+expect 0 "measure spin json" -- "$D" measure spin --us 50 --reps 3 $quick --json
+has err "--reps 3 rounded up to 4" "measure spin json: an odd --reps"
+json out "measure spin json: runs of L and L/4, in whole pairs" '.reps == 4 and .ops > 0
+	and [.runs[].ops] == [.ops, (.ops / 4 | floor), .ops, (.ops / 4 | floor)]'
+json out "measure spin json: costs, CI and error budget" '.workload == "spin" and .fitted == true and .cpu == 0
+	and (.tau_put_us | (.displacement | type) == "number" and .getrusage > 0)
+	and (.ci95_us >= 0 or (.ci95_us == null and .n < 2))
+	and (.errors_us | keys == ["cache", "calib", "drift", "res", "start", "statistical"])
+	and (.errors_us | (.start | . == null or type == "number") and (del(.start) | all(.[]; . == null or . >= 0)))
+	and (.context | has("kernel") and has("hz"))'
+if held; then
+	echo "note: measure spin: another process held CPU 0, so its displacement is not checked" >&2
+else
+	json out "measure spin: 50 us of CPU is 25 to 100 us" '.tau_put_us.displacement | . >= 25 and . <= 100'
+fi
+# one pair is one estimate: never a CI, so --strict must call it untrustworthy
+# shellcheck disable=SC2086
+expect 5 "measure --strict with one pair" -- "$D" measure spin --us 50 --reps 2 $quick --strict
+has err "no confidence interval" "measure --strict with one pair"
+
+# measure tcp: the human report, and the CSV rows of README.md
+# shellcheck disable=SC2086
+expect 0 "measure tcp" -- "$D" measure tcp --size 1k --reps 2 $quick --csv "$tmp/m.csv"
+has out "^displace measure tcp --size 1k " "measure tcp: the command"
+has out "ops per run, 2 runs$" "measure tcp: runs"
+has out "^  tau_PUT  *[0-9-][0-9.]* µs" "measure tcp: tau_PUT"
+has out "^  error budget, µs per op:$" "measure tcp: error budget"
+for t in statistical e_res e_start e_drift e_calib e_cache; do has out "^    $t  " "measure tcp: error budget"; done
+has out "^  OS accounting, µs per op" "measure tcp: OS table"
+for t in getrusage task-clock schedstat /proc/stat peer; do has out "^    $t  " "measure tcp: OS table"; done
+csv_like "$tmp/m.csv" "### Results of measure and sweep" "measure --csv"
+eq "$(count_rows "$tmp/m.csv" run)" 2 "measure --csv: a row per run"
+eq "$(count_rows "$tmp/m.csv" summary)" 1 "measure --csv: a summary row"
+eq "$(rows "$tmp/m.csv")" 4 "measure --csv: nothing else"
+printf 'a,b\n' >"$tmp/other.csv"
+# shellcheck disable=SC2086
+expect 3 "measure --csv with another header" -- "$D" measure spin --us 50 --reps 2 $quick --csv "$tmp/other.csv"
+has err "has another header" "measure --csv with another header"
+eq "$(cat "$tmp/other.csv")" "a,b" "a CSV with another header is left alone"
+
+# sweep udp: a table row and CSV rows per size, and a plot or its script
+# shellcheck disable=SC2086
+expect 0 "sweep udp" -- "$D" sweep udp --sizes 100,200 --reps 2 $quick --csv "$tmp/s.csv" --plot "$tmp/s.svg"
+has out "size (B)  *displacement" "sweep udp: the table"
+for z in 100 200; do
+	has out "^ *$z  *[0-9-]" "sweep udp: a row for $z B"
+	eq "$(count_rows "$tmp/s.csv" run "$z")" 2 "sweep --csv: the runs of $z B"
+	eq "$(count_rows "$tmp/s.csv" summary "$z")" 1 "sweep --csv: the summary of $z B"
+done
+csv_like "$tmp/s.csv" "### Results of measure and sweep" "sweep --csv"
+# gnuplot is optional (.ci/deps): without it the script and data are the plot
+if [ -s "$tmp/s.gp" ] && [ -s "$tmp/s.dat" ]; then ok; else bad "sweep --plot: no s.gp and s.dat"; fi
+if grep -qs '<svg' "$tmp/s.svg" || grep -q "gnuplot is not installed" "$tmp/err"; then ok; else
+	bad "sweep --plot: neither an SVG nor the gnuplot hint"; cat "$tmp/err" >&2
+fi
+
+# predict tcp: predicted and measured throughput, and the error between them
+# shellcheck disable=SC2086
+expect 0 "predict tcp" -- "$D" predict tcp --sizes 1000 --compute 10 --reps 2 $quick --json --csv "$tmp/p.csv"
+json out "predict json: one size" '.workload == "tcp" and .rounds == 2 and (.sizes | length) == 1
+	and (.sizes[0] | .size_bytes == 1000 and .compute_us == 10 and .saturated_runs == 2
+		and (.saturated_msgs_per_s | length) == 2 and .saturated_runs_left_out <= 2)'
+# every iteration computes 10 us: no more than 100000 a second; null (with a warning) when below that
+json out "predict json: predicted at most 1/c" '.sizes[0].predicted_msgs_per_s.displacement
+	| . == null or (. > 0 and . <= 100000)'
+if jq -e '.sizes[0].predicted_msgs_per_s.displacement == null' "$tmp/out" >/dev/null; then
+	has err "no displacement prediction" "predict: a missing prediction is explained"
+fi
+# measured may be null: every saturated run left out on a busy host
+# shellcheck disable=SC2016 # $p, $m and $e are jq's
+json out "predict json: the error follows from prediction and measurement" '.sizes[0]
+	| .predicted_msgs_per_s.displacement as $p | .measured_msgs_per_s as $m | .error_pct.displacement as $e
+	| ($m == null or $m > 0)
+	and (if $p == null or $m == null then $e == null else ($e - 100 * ($p - $m) / $m | fabs) < 0.01 end)'
+csv_like "$tmp/p.csv" "### Results of predict" "predict --csv"
+eq "$(rows "$tmp/p.csv")" 2 "predict --csv: a row per size"
 
 echo "cli.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

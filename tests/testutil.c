@@ -318,6 +318,16 @@ void tu_expect_error(int want, const char *msg, char **argv)
 	ck_assert_str_eq(out, "");
 }
 
+/* in_dir - dir/name in one of a few static buffers, so that one call can take two paths */
+static const char *in_dir(const char *dir, const char *name)
+{
+	static char buf[4][256];
+	static int k;
+	char *b = buf[k++ % 4];
+	snprintf(b, sizeof buf[0], "%s/%s", dir, name);
+	return b;
+}
+
 static char case_dir[64];
 
 void tu_case_dir_setup(void)
@@ -336,9 +346,25 @@ void tu_case_dir_teardown(void)
 
 const char *tu_case_path(const char *name)
 {
-	static char buf[4][160];
-	static int k;
-	char *b = buf[k++ % 4];
-	snprintf(b, sizeof buf[0], "%s/%s", case_dir, name);
-	return b;
+	return in_dir(case_dir, name);
+}
+
+/* made and removed by the runner, in the parent: a test's forked child inherits the name */
+static char scratch_dir[64];
+
+void tu_scratch_setup(void)
+{
+	const char *d = tu_mkdtemp();
+	ck_assert_ptr_nonnull(d);
+	snprintf(scratch_dir, sizeof scratch_dir, "%s", d);
+}
+
+void tu_scratch_teardown(void)
+{
+	tu_rmtree(scratch_dir);
+}
+
+const char *tu_scratch_path(const char *name)
+{
+	return in_dir(scratch_dir, name);
 }

@@ -74,4 +74,14 @@ void tu_case_dir_setup(void);
 void tu_case_dir_teardown(void);
 const char *tu_case_path(const char *name);
 
+/*
+ * A scratch directory for a test case that leaves the environment alone:
+ * tu_scratch_setup and tu_scratch_teardown are a Check unchecked fixture
+ * (made once before the case's tests and removed after them);
+ * tu_scratch_path names a file in it.
+ */
+void tu_scratch_setup(void);
+void tu_scratch_teardown(void);
+const char *tu_scratch_path(const char *name);
+
 #endif

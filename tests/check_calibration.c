@@ -1,6 +1,5 @@
-/* check_store.c - the calibration store, its CSV layer, and the quiet-host verdict */
+/* check_calibration.c - the calibration store and the quiet-host verdict (calib/calibration.c) */
 #include "calib/calibration.h"
-#include "calib/csvio.h"
 #include "tests/suites.h"
 #include "tests/testutil.h"
 
@@ -11,31 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* One directory per test case, made and removed by the parent (unchecked fixture). */
-static char base[64];
-
-static void base_setup(void)
-{
-	const char *d = tu_mkdtemp();
-	ck_assert_ptr_nonnull(d);
-	snprintf(base, sizeof base, "%s", d);
-}
-
-static void base_teardown(void)
-{
-	tu_rmtree(base);
-}
-
-/* in_base - base/name in one of a few static buffers */
-static const char *in_base(const char *name)
-{
-	static char buf[4][256];
-	static int k;
-	char *b = buf[k++ % 4];
-	snprintf(b, sizeof buf[0], "%s/%s", base, name);
-	return b;
-}
 
 #define GOOD_ROW "vm,6.1.0-18-amd64,AMD EPYC,0,lcg64-v1/c1000,idle,1.190187,0.001000,0.004000,1.148599,20,0.2500,1,quiet,2026-11-22T00:20:33Z\n"
 
@@ -81,12 +55,12 @@ static void assert_rows_equal(const struct calib_row *a, const struct calib_row 
 	ck_assert_str_eq(a->date, b->date);
 }
 
-/* load_text - write text (len bytes, NULs allowed) to base/name and load it */
+/* load_text - write text (len bytes, NULs allowed) to the scratch directory and load it */
 static int load_text(const char *name, const char *text, size_t len, unsigned long *line, char *err, size_t errlen)
 {
 	struct calib_store st = { NULL, 0 };
-	ck_assert_int_eq(tu_write_file(in_base(name), text, len), 0);
-	int rc = calib_store_load(in_base(name), &st, line, err, errlen);
+	ck_assert_int_eq(tu_write_file(tu_scratch_path(name), text, len), 0);
+	int rc = calib_store_load(tu_scratch_path(name), &st, line, err, errlen);
 	if (rc) {
 		/* a failed load leaves nothing behind */
 		ck_assert_ptr_null(st.rows);
@@ -115,7 +89,7 @@ START_TEST(test_store_round_trip_keeps_every_field)
 	ck_assert_int_eq(calib_store_put(&st, &b), 0);
 
 	/* two levels of directories that do not exist yet */
-	const char *path = in_base("new/sub/cal.csv");
+	const char *path = tu_scratch_path("new/sub/cal.csv");
 	ck_assert_int_eq(calib_store_save(path, &st), 0);
 	unsigned long line;
 	char err[256];
@@ -174,7 +148,7 @@ START_TEST(test_store_missing_file_is_empty)
 	struct calib_store st;
 	unsigned long line = 99;
 	char err[256] = "junk";
-	ck_assert_int_eq(calib_store_load(in_base("no-such-file.csv"), &st, &line, err, sizeof err), 0);
+	ck_assert_int_eq(calib_store_load(tu_scratch_path("no-such-file.csv"), &st, &line, err, sizeof err), 0);
 	ck_assert_uint_eq(st.n, 0);
 	ck_assert_ptr_null(st.rows);
 	ck_assert_uint_eq(line, 0);
@@ -188,12 +162,12 @@ START_TEST(test_store_unreadable_path_gives_errno)
 	unsigned long line;
 	char err[256];
 	/* root can read a mode-000 file, but nobody can read a directory as a file */
-	ck_assert_int_eq(mkdir(in_base("a-dir"), 0755), 0);
-	ck_assert_int_eq(calib_store_load(in_base("a-dir"), &st, &line, err, sizeof err), -EISDIR);
+	ck_assert_int_eq(mkdir(tu_scratch_path("a-dir"), 0755), 0);
+	ck_assert_int_eq(calib_store_load(tu_scratch_path("a-dir"), &st, &line, err, sizeof err), -EISDIR);
 	ck_assert_uint_eq(st.n, 0);
 	/* a path through a regular file */
-	ck_assert_int_eq(tu_write_file(in_base("plain"), "x\n", 2), 0);
-	ck_assert_int_eq(calib_store_load(in_base("plain/cal.csv"), &st, &line, err, sizeof err), -ENOTDIR);
+	ck_assert_int_eq(tu_write_file(tu_scratch_path("plain"), "x\n", 2), 0);
+	ck_assert_int_eq(calib_store_load(tu_scratch_path("plain/cal.csv"), &st, &line, err, sizeof err), -ENOTDIR);
 }
 END_TEST
 
@@ -339,8 +313,8 @@ START_TEST(test_store_save_is_atomic_and_replaces_old_file)
 	struct calib_store st = { NULL, 0 }, back;
 	struct calib_row r = make_row("vm", 0, "lcg64-v1/c1000", "idle");
 	ck_assert_int_eq(calib_store_put(&st, &r), 0);
-	const char *dir = in_base("atomic");
-	const char *path = in_base("atomic/cal.csv");
+	const char *dir = tu_scratch_path("atomic");
+	const char *path = tu_scratch_path("atomic/cal.csv");
 	ck_assert_int_eq(calib_store_save(path, &st), 0);
 	int found;
 	/* no cal.csv.XXXXXX left behind */
@@ -377,8 +351,8 @@ START_TEST(test_store_save_is_atomic_and_replaces_old_file)
 	fclose(f);
 
 	/* a directory that cannot be made: an error, and nothing written */
-	ck_assert_int_eq(tu_write_file(in_base("file"), "x", 1), 0);
-	ck_assert_int_eq(calib_store_save(in_base("file/sub/cal.csv"), &st), -ENOTDIR);
+	ck_assert_int_eq(tu_write_file(tu_scratch_path("file"), "x", 1), 0);
+	ck_assert_int_eq(calib_store_save(tu_scratch_path("file/sub/cal.csv"), &st), -ENOTDIR);
 	calib_store_free(&st);
 }
 END_TEST
@@ -420,106 +394,6 @@ START_TEST(test_store_default_path_prefers_xdg_then_home)
 	ck_assert_int_eq(calib_store_default_path(buf, sizeof buf), -ENOENT);
 	ck_assert_int_eq(unsetenv("HOME"), 0);
 	ck_assert_int_eq(calib_store_default_path(buf, sizeof buf), -ENOENT);
-}
-END_TEST
-
-/* ---- csvio ------------------------------------------------------------------ */
-
-#define MAX_SEEN 8
-struct seen {
-	size_t nrows;
-	size_t nfields[MAX_SEEN];
-	unsigned long line[MAX_SEEN], index[MAX_SEEN];
-	char field[MAX_SEEN][16][64];
-};
-
-static int collect(const struct csvio_row *row, void *ctx)
-{
-	struct seen *s = ctx;
-	ck_assert_uint_lt(s->nrows, MAX_SEEN);
-	size_t k = s->nrows++;
-	s->nfields[k] = row->n;
-	s->line[k] = row->line;
-	s->index[k] = row->index;
-	for (size_t i = 0; i < row->n && i < 16; i++)
-		snprintf(s->field[k][i], sizeof s->field[k][i], "%s", row->field[i]);
-	return 0;
-}
-
-START_TEST(test_csvio_quotes_only_fields_that_need_it)
-{
-	static const char *const fields[] = {
-		"plain", "in ner", "a,b", "say \"hi\"", "two\nlines", " lead", "trail ", "", "\tx", "x\t", "cr\r", "1.5",
-	};
-	const size_t n = sizeof fields / sizeof fields[0];
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-	ck_assert_ptr_nonnull(m);
-	ck_assert_int_eq(csvio_write_row(m, fields, n), 0);
-	fclose(m);
-	ck_assert_str_eq(text, "plain,in ner,\"a,b\",\"say \"\"hi\"\"\",\"two\nlines\",\" lead\",\"trail \",,\"\tx\","
-			       "\"x\t\",\"cr\r\",1.5\n");
-	free(text);
-
-	/* and every one of them reads back as written, on the lines it was written */
-	const char *path = in_base("quote.csv");
-	FILE *f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(csvio_write_row(f, fields, n), 0);
-	const char *second[] = { "x", NULL };
-	ck_assert_int_eq(csvio_write_row(f, second, 2), 0);
-	fclose(f);
-	static struct seen s;
-	unsigned long line;
-	ck_assert_int_eq(csvio_read(path, collect, &s, &line), 0);
-	ck_assert_uint_eq(s.nrows, 2);
-	ck_assert_uint_eq(s.nfields[0], n);
-	for (size_t i = 0; i < n; i++)
-		ck_assert_str_eq(s.field[0][i], fields[i]);
-	ck_assert_uint_eq(s.line[0], 1);
-	ck_assert_uint_eq(s.line[1], 3); /* after the field with a newline */
-	ck_assert_uint_eq(s.nfields[1], 2);
-	ck_assert_str_eq(s.field[1][1], ""); /* NULL is written as empty */
-}
-END_TEST
-
-START_TEST(test_csvio_reports_line_where_record_starts)
-{
-	/* blank lines are skipped; a record whose first field spans lines starts where the quote opens */
-	const char *t = "a,b\n"
-			"\n"
-			"\"x\n"
-			"y\",z\n"
-			"c,d";
-	ck_assert_int_eq(tu_write_file(in_base("lines.csv"), t, strlen(t)), 0);
-	static struct seen s;
-	unsigned long line;
-	ck_assert_int_eq(csvio_read(in_base("lines.csv"), collect, &s, &line), 0);
-	ck_assert_uint_eq(s.nrows, 3);
-	ck_assert_uint_eq(s.line[0], 1);
-	ck_assert_uint_eq(s.line[1], 3);
-	ck_assert_uint_eq(s.line[2], 5);
-	ck_assert_uint_eq(s.index[2], 2);
-	ck_assert_str_eq(s.field[1][0], "x\ny");
-	ck_assert_str_eq(s.field[2][1], "d"); /* the last record needs no newline */
-}
-END_TEST
-
-static int stop_at_second(const struct csvio_row *row, void *ctx)
-{
-	(void)ctx;
-	return row->index == 1 ? -ERANGE : 0;
-}
-
-START_TEST(test_csvio_callback_error_stops_with_its_line)
-{
-	const char *t = "h\n\n\"two\nlines\"\nthree\n";
-	ck_assert_int_eq(tu_write_file(in_base("cb.csv"), t, strlen(t)), 0);
-	unsigned long line;
-	ck_assert_int_eq(csvio_read(in_base("cb.csv"), stop_at_second, NULL, &line), -ERANGE);
-	ck_assert_uint_eq(line, 3);
-	ck_assert_int_eq(csvio_read(in_base("none.csv"), stop_at_second, NULL, &line), -ENOENT);
 }
 END_TEST
 
@@ -674,11 +548,11 @@ START_TEST(test_verdict_text_formats_quiet_and_reasons)
 }
 END_TEST
 
-Suite *store_suite(void)
+Suite *calibration_suite(void)
 {
-	Suite *s = suite_create("store");
+	Suite *s = suite_create("calibration");
 	TCase *tc = tcase_create("store");
-	tcase_add_unchecked_fixture(tc, base_setup, base_teardown);
+	tcase_add_unchecked_fixture(tc, tu_scratch_setup, tu_scratch_teardown);
 	tcase_add_test(tc, test_store_round_trip_keeps_every_field);
 	tcase_add_test(tc, test_store_put_replaces_same_key_and_appends_others);
 	tcase_add_test(tc, test_store_missing_file_is_empty);
@@ -692,9 +566,6 @@ Suite *store_suite(void)
 	tcase_add_test(tc, test_store_rejects_stray_quote_in_unquoted_field);
 	tcase_add_test(tc, test_store_rejects_nul_byte);
 	tcase_add_test(tc, test_store_save_is_atomic_and_replaces_old_file);
-	tcase_add_test(tc, test_csvio_quotes_only_fields_that_need_it);
-	tcase_add_test(tc, test_csvio_reports_line_where_record_starts);
-	tcase_add_test(tc, test_csvio_callback_error_stops_with_its_line);
 	suite_add_tcase(s, tc);
 	TCase *te = tcase_create("env");
 	tcase_add_checked_fixture(te, save_env, restore_env);
