@@ -74,8 +74,11 @@ int session_check_args(struct session *s, char **wargs, int nwargs, const uint64
 		return fail(s, -EINVAL, "%s: %s", s->w->name, err);
 	int rc = 0;
 	for (size_t i = 0; i < nsizes && !rc; i++) {
-		if (!(s->w->flags & PUT_SIZED) || !s->w->check_size)
-			rc = fail(s, -EINVAL, "%s: unknown option '--size=%" PRIu64 "'", s->w->name, sizes[i]);
+		if (!(s->w->flags & PUT_SIZED) || !s->w->check_size) {
+			char names[128];
+			put_names(PUT_SIZED, ", ", " or ", names, sizeof names);
+			rc = fail(s, -EINVAL, "%s has no message size to vary; use %s", s->w->name, names);
+		}
 		else if ((rc = s->w->check_size(state, sizes[i], err, sizeof err)))
 			fail(s, -EINVAL, "%s: %s", s->w->name, err);
 	}

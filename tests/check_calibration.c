@@ -548,6 +548,80 @@ START_TEST(test_verdict_text_formats_quiet_and_reasons)
 }
 END_TEST
 
+/* step 1 from replications: tau_F = T/L each, the undisturbed speed, the gaps, the share */
+START_TEST(test_acc_summarizes_replications)
+{
+	struct calib_acc a = { 0 };
+	struct calib_result r;
+	const double tau[4] = { 1.00, 1.02, 0.98, 1.00 };
+	for (int i = 0; i < 4; i++) {
+		struct fluid_report f;
+		memset(&f, 0, sizeof f);
+		f.loops = 100000000;
+		f.chunk_loops = 1000;
+		f.start_ns = 0;
+		f.end_ns = (uint64_t)(1e8 * tau[i]);
+		f.cpu_ns = f.end_ns - 1000000; /* 1 ms to something else */
+		f.ok_n = 90000;
+		f.ok_ns = 90000000 * 0.95; /* undisturbed 0.95 ns a loop */
+		f.gap_n = 100;
+		f.max_chunk_ns = 20000 + 1000 * (uint64_t)i;
+		ck_assert_int_eq(calib_acc_add(&a, &f), 0);
+	}
+	calib_acc_result(&a, 0.002, &r);
+	ck_assert_uint_eq(r.tau.n, 4);
+	ck_assert_double_eq_tol(r.tau.mean, 1.0, 1e-9);
+	ck_assert_double_eq_tol(r.tau0.mean, 0.95, 1e-9);
+	/* the excess over 0.95 a loop: 5 % of 100 ms per replication, over 100 gaps each */
+	ck_assert_double_eq_tol(r.gap_frac, 0.05 / 1.0, 1e-3);
+	ck_assert_double_eq_tol(r.gap_rate_per_s, 400 / 0.4, 1e-6);
+	ck_assert_double_eq_tol(r.gap_mean_us, 0.05 * 4e8 / 400 / 1e3, 1e-6);
+	ck_assert_double_eq_tol(r.longest_gap_us, 23, 1e-9);
+	ck_assert_double_eq_tol(r.fluid_share, 0.99, 1e-3);
+	ck_assert_double_eq(r.needed_reps, calib_reps_needed(r.tau.cv, 4, 0.002));
+	calib_acc_free(&a);
+	ck_assert_ptr_null(a.tau);
+}
+END_TEST
+
+/* n = ceil((t cv / target)^2): CV 1 % to +-0.2 % with t(0.975, 19) = 2.093: 110 */
+START_TEST(test_reps_needed)
+{
+	ck_assert_double_eq(calib_reps_needed(0.01, 20, 0.002), ceil(pow(2.093024 * 0.01 / 0.002, 2)));
+	ck_assert_double_eq(calib_reps_needed(0.01, 20, 0.002), 110);
+	ck_assert_double_eq(calib_reps_needed(0, 20, 0.002), 0);
+}
+END_TEST
+
+START_TEST(test_steal_frac_and_others)
+{
+	struct procfs_stat s0, s1;
+	memset(&s0, 0, sizeof s0);
+	memset(&s1, 0, sizeof s1);
+	s0.n = s1.n = 1;
+	s1.cpu[0].user = 990;
+	s1.cpu[0].steal = 10;
+	ck_assert_double_eq_tol(calib_steal_frac(&s0, &s1, 0), 0.01, 1e-12);
+	ck_assert(isnan(calib_steal_frac(&s0, &s1, 5)));
+	ck_assert(isnan(calib_steal_frac(&s0, &s0, 0)));
+	/* two others, one of them new; self (pid 10) and its child left out */
+	struct procfs_task t0[] = { { .pid = 20, .cpu_ticks = 100, .start_ticks = 5, .comm = "a" },
+				    { .pid = 10, .cpu_ticks = 0, .start_ticks = 1, .comm = "me" } };
+	struct procfs_task t1[] = { { .pid = 20, .cpu_ticks = 150, .start_ticks = 5, .comm = "a" },
+				    { .pid = 30, .cpu_ticks = 10, .start_ticks = 9, .comm = "b" },
+				    { .pid = 10, .cpu_ticks = 500, .start_ticks = 1, .comm = "me" },
+				    { .pid = 11, .ppid = 10, .cpu_ticks = 500, .start_ticks = 2, .comm = "kid" } };
+	struct calib_quiet_in q;
+	memset(&q, 0, sizeof q);
+	calib_others(t0, 2, t1, 4, 10, 1.0, 100, &q);
+	ck_assert_double_eq_tol(q.others_frac, 0.6, 1e-12);
+	ck_assert_int_eq(q.ntop, 2);
+	ck_assert_int_eq(q.top[0].pid, 20);
+	ck_assert_str_eq(q.top[0].comm, "a");
+	ck_assert_double_eq_tol(q.top[1].frac, 0.1, 1e-12);
+}
+END_TEST
+
 Suite *calibration_suite(void)
 {
 	Suite *s = suite_create("calibration");
@@ -577,6 +651,9 @@ Suite *calibration_suite(void)
 	tcase_add_test(tj, test_judge_lists_every_reason);
 	tcase_add_test(tj, test_judge_ignores_nan_inputs);
 	tcase_add_test(tj, test_verdict_text_formats_quiet_and_reasons);
+	tcase_add_test(tj, test_acc_summarizes_replications);
+	tcase_add_test(tj, test_reps_needed);
+	tcase_add_test(tj, test_steal_frac_and_others);
 	suite_add_tcase(s, tj);
 	return s;
 }
