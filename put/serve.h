@@ -8,6 +8,13 @@
  * Library rules apply: 0 or -errno, a reason in err, and no printing; the
  * front end passes a log function for the one line per bad client.
  *
+ * Files (their private header is put/serve_int.h):
+ *   serve.c         lifecycle: config, open, run, stop, close, the ready and
+ *                   stop lines, the log of bad clients and its rate limit
+ *   serve_stream.c  the tcp and unix stream connections
+ *   serve_udp.c     udp
+ *   serve_rpc.c     the RPC thread and its dispatcher
+ *
  * Design:
  * - One uv loop serves tcp, udp and unix. A stream connection costs a
  *   fixed few hundred bytes: messages are counted and discarded as they
