@@ -14,6 +14,8 @@
  *   serve_stream.c  the tcp and unix stream connections
  *   serve_udp.c     udp
  *   serve_rpc.c     the RPC thread and its dispatcher
+ *   serve_main.c    serve_main (put/serve_main.h), the one main of both front
+ *                   ends: options, pinning, the ready and stop lines, exit status
  *
  * Design:
  * - One uv loop serves tcp, udp and unix. A stream connection costs a
@@ -111,7 +113,7 @@ void serve_stop_line(const struct serve *s, char *buf, size_t len);
 /* serve_close - close everything, remove the unix socket file, free */
 void serve_close(struct serve *s);
 
-/* The options both front ends take, for their --help (after their usage line). */
+/* The options both front ends take: serve_main prints it in --help, after the usage line. */
 #define SERVE_HELP_TEXT                                                                                          \
 	"The peer of the socket and RPC workloads: a sink-and-reply server for tcp,\n"                            \
 	"tcp-stream, udp and unix (libuv), and an ONC RPC service for rpc (libtirpc,\n"                          \
