@@ -21,6 +21,7 @@ int main(void)
 		report_suite,
 		serve_suite,
 		put_net_suite,
+		net_suite,
 		sweep_suite,
 		predict_suite,
 	};
