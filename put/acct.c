@@ -17,7 +17,7 @@ void acct_open(struct acct *a, int children)
 	a->children = children;
 	int fd = taskclock_open(children);
 	a->perf_fd = fd < 0 ? -1 : fd;
-	a->perf_err = fd < 0 ? -fd : 0;
+	a->perf_err = fd < 0 ? fd : 0;
 }
 
 static uint64_t clock_ns(clockid_t id)
@@ -28,22 +28,22 @@ static uint64_t clock_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* sum_exec_runtime from /proc/self/schedstat (first field) */
+/* sum_exec_runtime from /proc/self/schedstat (first field); 0 or -errno */
 static int schedstat_ns(uint64_t *ns)
 {
 	char buf[128];
 	int fd = open("/proc/self/schedstat", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return errno;
+		return -errno;
 	ssize_t r = read(fd, buf, sizeof buf - 1);
 	int e = errno;
 	close(fd);
 	if (r <= 0)
-		return r < 0 ? e : EIO;
+		return r < 0 ? -e : -EIO;
 	buf[r] = '\0';
 	unsigned long long v;
 	if (sscanf(buf, "%llu", &v) != 1)
-		return EIO;
+		return -EIO;
 	*ns = v;
 	return 0;
 }
@@ -74,7 +74,7 @@ void acct_stop(struct acct *a)
 		if (got == (ssize_t)sizeof v)
 			a->task_clock_ns = v;
 		else
-			a->perf_err = got < 0 ? errno : EIO; /* a short read sets no errno */
+			a->perf_err = got < 0 ? -errno : -EIO; /* a short read sets no errno */
 	}
 }
 
@@ -126,21 +126,21 @@ struct acct_val acct_cputime_ns(const struct acct *a)
 {
 	/* CLOCK_PROCESS_CPUTIME_ID never includes children */
 	if (a->children)
-		return (struct acct_val){ 0, ENOTSUP };
+		return (struct acct_val){ 0, -ENOTSUP };
 	return (struct acct_val){ a->cpu1_ns - a->cpu0_ns, 0 };
 }
 
 struct acct_val acct_schedstat_ns(const struct acct *a)
 {
 	if (a->children)
-		return (struct acct_val){ 0, ENOTSUP };
+		return (struct acct_val){ 0, -ENOTSUP };
 	return (struct acct_val){ a->sched1_ns - a->sched0_ns, a->sched_err };
 }
 
 static void print_val(FILE *f, const char *key, struct acct_val v)
 {
 	if (v.err)
-		fprintf(f, " %s=n/a:%s", key, strerrorname_np(v.err) ? strerrorname_np(v.err) : "EIO");
+		fprintf(f, " %s=n/a:%s", key, strerrorname_np(-v.err) ? strerrorname_np(-v.err) : "EIO");
 	else
 		fprintf(f, " %s=%" PRIu64, key, v.ns);
 }

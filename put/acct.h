@@ -6,27 +6,27 @@
 #include <stdio.h>
 #include <sys/resource.h>
 
-/* One source: its value in ns, or the errno that made it unavailable. */
+/* One source: its value in ns, or the -errno that made it unavailable. */
 struct acct_val {
 	uint64_t ns;
-	int err; /* 0: available */
+	int err; /* 0: available, else -errno */
 };
 
 struct acct {
 	int children;      /* count child processes too (exec) */
 	int perf_fd;
-	int perf_err;
+	int perf_err;      /* 0 or -errno */
 	struct rusage ru0, ruc0, ru1, ruc1;
 	uint64_t cpu0_ns, cpu1_ns;
 	uint64_t sched0_ns, sched1_ns;
-	int sched_err;
+	int sched_err;     /* 0 or -errno */
 	uint64_t task_clock_ns;
 };
 
 /*
  * acct_open - prepare the sources; perf task-clock is opened disabled,
  * counting this process (and, with children, its descendants). Never
- * fails: an unavailable source is kept as its errno.
+ * fails: an unavailable source is kept as its -errno.
  */
 void acct_open(struct acct *a, int children);
 /* acct_start - reset and enable task-clock (ioctl), take the other snapshots */

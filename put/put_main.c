@@ -12,12 +12,13 @@
 #include "common/dclock.h"
 #include "put/acct.h"
 #include "put/put.h"
-#include "put/serve.h"
+#include "put/serve_main.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,102 +72,36 @@ static int exit_for(int err)
 	}
 }
 
+static void serve_error(const char *msg)
+{
+	fprintf(stderr, "put serve: %s\n", msg);
+}
+
 static void serve_log(void *ctx, const char *line)
 {
 	(void)ctx;
-	fprintf(stderr, "put serve: %s\n", line);
+	serve_error(line);
 }
 
-static void serve_usage(FILE *f)
+static void serve_usage_error(const char *msg, bool unknown_option)
 {
-	fputs("usage: put serve [--listen ADDR[:PORT]] [--unix PATH|none] [--cpu N] [--ignore-stdin]\n"
-	      "\n",
-	      f);
-	fputs(SERVE_HELP_TEXT, f);
-	fputs("\n"
-	      "'displace measure' starts it as the local peer, pinned to the peer CPU; it\n"
-	      "stops when its parent dies. Exit status: 0 stopped, 2 usage error, 3 cannot\n"
-	      "bind (address in use, not local, no permission).\n",
-	      f);
+	/* put points to the help on the same line, and only for an unknown option */
+	fprintf(stderr, "put serve: %s%s\n", msg, unknown_option ? "; try 'put serve --help'" : "");
 }
 
-/*
- * serve_main - put serve: the peer, as the coordinator's child. argv[0]
- * is "serve"; cpu is put's own --cpu, if given before it.
- */
-static int serve_main(int argc, char **argv, int cpu)
-{
-	struct serve_config cfg;
-	char err[512], line[512];
-	serve_config_init(&cfg);
-	cfg.log = serve_log;
-	for (int i = 1; i < argc; i++) {
-		const char *v;
-		int missing = 0, rc = 0;
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			serve_usage(stdout);
-			return PUT_OK;
-		}
-		if (!strcmp(argv[i], "--ignore-stdin")) {
-			cfg.watch_stdin = 0;
-			continue;
-		}
-		if ((v = cli_opt_value(argc, argv, &i, "--cpu", &missing))) {
-			if (cli_parse_int(v, 0, CLI_MAX_CPUS - 1, &cpu)) {
-				fprintf(stderr, "put serve: invalid value '%s' for --cpu\n", v);
-				return PUT_USAGE;
-			}
-		} else if (!missing && (v = cli_opt_value(argc, argv, &i, "--listen", &missing))) {
-			rc = serve_config_listen(&cfg, v);
-			if (rc) {
-				fprintf(stderr, "put serve: invalid value '%s' for --listen (%s)\n", v,
-					rc == -ERANGE ? "the port must leave PORT+1 for rpc"
-						      : "numeric IPv4, [IPv6] or bare IPv6, then an optional :PORT");
-				return PUT_USAGE;
-			}
-		} else if (!missing && (v = cli_opt_value(argc, argv, &i, "--unix", &missing))) {
-			rc = serve_config_unix(&cfg, v);
-			if (rc) {
-				fprintf(stderr, "put serve: invalid value '%s' for --unix (%s)\n", v,
-					rc == -ENAMETOOLONG ? "above 107 bytes" : "empty or with white space");
-				return PUT_USAGE;
-			}
-		} else if (missing) {
-			fprintf(stderr, "put serve: option '%s' needs a value\n", argv[i]);
-			return PUT_USAGE;
-		} else {
-			fprintf(stderr, "put serve: unknown option '%s'; try 'put serve --help'\n", argv[i]);
-			return PUT_USAGE;
-		}
-	}
-	/* SIGTERM, not SIGKILL: the server removes its unix socket file on the way out */
-	pid_t parent = getppid();
-	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == 0 && getppid() != parent)
-		return PUT_FAILED;
-	signal(SIGPIPE, SIG_IGN);
-	/* before any thread starts, so the RPC thread is pinned too */
-	int prc = cpu >= 0 ? pin_to_cpu(cpu) : 0;
-	if (prc) {
-		fprintf(stderr, "put serve: cannot pin to cpu %d: %s\n", cpu, strerror(-prc));
-		return PUT_USAGE;
-	}
-	struct serve *srv;
-	int rc = serve_open(&cfg, &srv, err, sizeof err);
-	if (rc) {
-		fprintf(stderr, "put serve: %s\n", err);
-		return rc == -ENOMEM || rc == -EBUSY ? PUT_FAILED : PUT_RESOURCE;
-	}
-	serve_ready_line(srv, line, sizeof line);
-	printf("%s\n", line);
-	fflush(stdout);
-	rc = serve_run(srv, err, sizeof err);
-	if (rc)
-		fprintf(stderr, "put serve: %s\n", err);
-	serve_stop_line(srv, line, sizeof line);
-	printf("%s\n", line);
-	serve_close(srv);
-	return fflush(stdout) || rc ? PUT_FAILED : PUT_OK;
-}
+/* put serve: the peer, as the coordinator's child (serve_main, with put's own option style) */
+static const struct serve_main_front serve_front = {
+	.prog = "put serve",
+	.help_tail = "\n"
+		     "'displace measure' starts it as the local peer, pinned to the peer CPU; it\n"
+		     "stops when its parent dies. Exit status: 0 stopped, 2 usage error, 3 cannot\n"
+		     "bind (address in use, not local, no permission).\n",
+	.argv_style = SERVE_MAIN_EXACT,
+	.die_with_parent = true,
+	.log = serve_log,
+	.error = serve_error,
+	.usage_error = serve_usage_error,
+};
 
 /* --op-times: at most this many operations (8 bytes each in memory until the end) */
 #define OP_TIMES_MAX 100000000ull
@@ -236,7 +171,7 @@ int main(int argc, char **argv)
 		return PUT_USAGE;
 	}
 	if (!strcmp(argv[i], "serve"))
-		return serve_main(argc - i, argv + i, cpu);
+		return serve_main(argc - i, argv + i, cpu, &serve_front); /* cpu: put's own --cpu, if given */
 	if (dclock_set_resolution(res_ns, phase_ns)) {
 		fprintf(stderr, "put: --clock-phase must be below --clock-resolution\n");
 		return PUT_USAGE;

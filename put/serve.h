@@ -8,6 +8,15 @@
  * Library rules apply: 0 or -errno, a reason in err, and no printing; the
  * front end passes a log function for the one line per bad client.
  *
+ * Files (their private header is put/serve_int.h):
+ *   serve.c         lifecycle: config, open, run, stop, close, the ready and
+ *                   stop lines, the log of bad clients and its rate limit
+ *   serve_stream.c  the tcp and unix stream connections
+ *   serve_udp.c     udp
+ *   serve_rpc.c     the RPC thread and its dispatcher
+ *   serve_main.c    serve_main (put/serve_main.h), the one main of both front
+ *                   ends: options, pinning, the ready and stop lines, exit status
+ *
  * Design:
  * - One uv loop serves tcp, udp and unix. A stream connection costs a
  *   fixed few hundred bytes: messages are counted and discarded as they
@@ -104,7 +113,7 @@ void serve_stop_line(const struct serve *s, char *buf, size_t len);
 /* serve_close - close everything, remove the unix socket file, free */
 void serve_close(struct serve *s);
 
-/* The options both front ends take, for their --help (after their usage line). */
+/* The options both front ends take: serve_main prints it in --help, after the usage line. */
 #define SERVE_HELP_TEXT                                                                                          \
 	"The peer of the socket and RPC workloads: a sink-and-reply server for tcp,\n"                            \
 	"tcp-stream, udp and unix (libuv), and an ONC RPC service for rpc (libtirpc,\n"                          \

@@ -22,6 +22,7 @@ int main(void)
 		reportline_suite,
 		serve_suite,
 		put_net_suite,
+		net_suite,
 		sweep_suite,
 		predict_suite,
 		estimate_suite,

@@ -1,7 +1,7 @@
 /*
- * check_serve.c - the peer: the hello and address parsers, and the real
- * 'put serve' process against good and bad clients. After each abuse a
- * normal client must still be served.
+ * check_serve.c - the peer: its config, and the real 'put serve' process
+ * against good and bad clients. After each abuse a normal client must
+ * still be served. The hello and address parsers are in check_net.c.
  */
 #include "put/net.h"
 #include "put/serve.h"
@@ -14,7 +14,6 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,77 +270,6 @@ static int count(const char *hay, const char *needle)
 
 /* --- unit tests ----------------------------------------------------------------- */
 
-START_TEST(test_hello_encodes_16_bytes_big_endian)
-{
-	uint8_t b[NET_HELLO_BYTES];
-	static const uint8_t want[NET_HELLO_BYTES] = { 'D', 'S', 'P', 'L', 1, 0, 0, 0, 0, 0, 0x03, 0xe8, 0, 1, 0, 0 };
-	hello_bytes(b, 1, NET_HELLO, 1000, 65536);
-	ck_assert_int_eq(memcmp(b, want, sizeof b), 0);
-	struct net_hello h;
-	ck_assert_int_eq(net_hello_decode(b, &h), 0);
-	ck_assert_uint_eq(h.msg_bytes, 1000);
-	ck_assert_uint_eq(h.reply_bytes, 65536);
-	ck_assert_uint_eq(net_hello_check(&h, NET_MAX_MSG_BYTES, 0, NET_MAX_MSG_BYTES), NET_HELLO_OK);
-}
-END_TEST
-
-START_TEST(test_hello_check_gives_the_reason)
-{
-	uint8_t b[NET_HELLO_BYTES];
-	struct net_hello h;
-	memcpy(b, "GET / HTTP/1.0\r\n", 16);
-	ck_assert_int_eq(net_hello_decode(b, &h), -EPROTO);
-	h = (struct net_hello){ 2, 0, 0, 10, 1 };
-	ck_assert_uint_eq(net_hello_check(&h, 100, 0, 100), NET_HELLO_BAD_VERSION);
-	h = (struct net_hello){ 1, 1, 0, 10, 1 };
-	ck_assert_uint_eq(net_hello_check(&h, 100, 0, 100), NET_HELLO_BAD_FORM);
-	h = (struct net_hello){ 1, 0, 0, 0, 1 };
-	ck_assert_uint_eq(net_hello_check(&h, 100, 0, 100), NET_HELLO_BAD_SIZE);
-	h = (struct net_hello){ 1, 0, 0, 101, 1 };
-	ck_assert_uint_eq(net_hello_check(&h, 100, 0, 100), NET_HELLO_BAD_SIZE);
-	h = (struct net_hello){ 1, 0, 0, 100, 101 };
-	ck_assert_uint_eq(net_hello_check(&h, 100, 0, 100), NET_HELLO_BAD_REPLY);
-	h = (struct net_hello){ 1, 0, 0, 100, 0 };
-	ck_assert_uint_eq(net_hello_check(&h, 100, 0, 100), NET_HELLO_OK);
-	ck_assert_uint_eq(net_hello_check(&h, 100, 1, 100), NET_HELLO_BAD_REPLY); /* udp wants a reply */
-	ck_assert_ptr_nonnull(strstr(net_hello_status_str(NET_HELLO_BAD_SIZE), "size"));
-}
-END_TEST
-
-START_TEST(test_hostport_parses_v4_v6_and_rejects_junk)
-{
-	struct net_addr a;
-	char buf[80];
-	ck_assert_int_eq(net_parse_hostport("127.0.0.1:7000", 1, &a), 0);
-	ck_assert_uint_eq(net_addr_port(&a), 7000);
-	net_format_addr(&a, buf, sizeof buf);
-	ck_assert_str_eq(buf, "127.0.0.1:7000");
-	ck_assert_int_eq(net_parse_hostport("127.0.0.1", 7777, &a), 0);
-	ck_assert_uint_eq(net_addr_port(&a), 7777);
-	ck_assert_uint_eq(net_addr_udp_max(&a), 65507);
-	ck_assert_int_eq(net_parse_hostport("[::1]:0", 1, &a), 0);
-	ck_assert_uint_eq(net_addr_port(&a), 0);
-	net_addr_set_port(&a, 9);
-	net_format_addr(&a, buf, sizeof buf);
-	ck_assert_str_eq(buf, "[::1]:9");
-	ck_assert_uint_eq(net_addr_udp_max(&a), 65527);
-	ck_assert_int_eq(net_parse_hostport("::1", 5, &a), 0);
-	ck_assert_uint_eq(net_addr_port(&a), 5);
-	ck_assert_int_eq(net_parse_hostport("1.2.3.4:65536", 1, &a), -ERANGE);
-	ck_assert_int_eq(net_parse_hostport("localhost:80", 1, &a), -EINVAL);
-	ck_assert_int_eq(net_parse_hostport("127.0.0.1:", 1, &a), -EINVAL);
-	ck_assert_int_eq(net_parse_hostport("127.0.0.1:80x", 1, &a), -EINVAL);
-	ck_assert_int_eq(net_parse_hostport("[::1", 1, &a), -EINVAL);
-	ck_assert_int_eq(net_parse_hostport("[::1]x", 1, &a), -EINVAL);
-	ck_assert_int_eq(net_parse_hostport("1.2.3", 1, &a), -EINVAL);
-	ck_assert_int_eq(net_parse_hostport("", 1, &a), -EINVAL);
-	char longp[200];
-	memset(longp, 'a', sizeof longp - 1);
-	longp[sizeof longp - 1] = '\0';
-	ck_assert_int_eq(net_parse_unix(longp, &a), -ENAMETOOLONG);
-}
-END_TEST
-
 START_TEST(test_serve_config_rejects_bad_listen_and_unix)
 {
 	struct serve_config c;
@@ -356,45 +284,6 @@ START_TEST(test_serve_config_rejects_bad_listen_and_unix)
 	ck_assert_int_eq(serve_config_unix(&c, ""), -EINVAL);
 	ck_assert_int_eq(serve_config_unix(&c, "/tmp/ok.sock"), 0);
 	ck_assert_str_eq(c.unix_path, "/tmp/ok.sock");
-}
-END_TEST
-
-static int opts(struct net_opts *o, unsigned allowed, char *err, ...)
-{
-	char *argv[16] = { "w" };
-	int argc = 1;
-	va_list ap;
-	va_start(ap, err);
-	for (char *s; (s = va_arg(ap, char *));)
-		argv[argc++] = s;
-	va_end(ap);
-	return net_parse_opts(argc, argv, allowed, o, err, 256);
-}
-
-START_TEST(test_workload_options_take_sizes_up_to_16MiB)
-{
-	struct net_opts o;
-	char err[256];
-	const unsigned all = NET_OPT_SIZE | NET_OPT_REPLY | NET_OPT_PEER | NET_OPT_TIMEOUT;
-	ck_assert_int_eq(opts(&o, all, err, NULL), 0);
-	ck_assert_uint_eq(o.msg_bytes, 1000);
-	ck_assert_uint_eq(o.reply_bytes, 1);
-	ck_assert_ptr_null(o.peer);
-	ck_assert_int_eq(opts(&o, all, err, "--size", "4k", "--reply=2Ki", "--peer", "[::1]:9", "--timeout", "2s", NULL),
-			 0);
-	ck_assert_uint_eq(o.msg_bytes, 4000);
-	ck_assert_uint_eq(o.reply_bytes, 2048);
-	ck_assert_str_eq(o.peer, "[::1]:9");
-	ck_assert_uint_eq(o.timeout_ns, 2000000000u);
-	ck_assert_int_eq(opts(&o, all, err, "--size", "16Mi", NULL), 0);
-	ck_assert_int_eq(opts(&o, all, err, "--size", "16777217", NULL), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(err, "16 MiB"));
-	ck_assert_int_eq(opts(&o, all, err, "--size", "0", NULL), -EINVAL);
-	ck_assert_int_eq(opts(&o, all, err, "--size", "1kk", NULL), -EINVAL);
-	ck_assert_int_eq(opts(&o, all, err, "--size", NULL), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(err, "needs a value"));
-	ck_assert_int_eq(opts(&o, NET_OPT_SIZE, err, "--reply", "1", NULL), -EINVAL);
-	ck_assert_ptr_nonnull(strstr(err, "unknown option '--reply'"));
 }
 END_TEST
 
@@ -859,12 +748,8 @@ END_TEST
 Suite *serve_suite(void)
 {
 	Suite *s = suite_create("serve");
-	TCase *tc = tcase_create("protocol");
-	tcase_add_test(tc, test_hello_encodes_16_bytes_big_endian);
-	tcase_add_test(tc, test_hello_check_gives_the_reason);
-	tcase_add_test(tc, test_hostport_parses_v4_v6_and_rejects_junk);
+	TCase *tc = tcase_create("config");
 	tcase_add_test(tc, test_serve_config_rejects_bad_listen_and_unix);
-	tcase_add_test(tc, test_workload_options_take_sizes_up_to_16MiB);
 	suite_add_tcase(s, tc);
 	TCase *tp = tcase_create("peer");
 	tcase_set_timeout(tp, 60);

@@ -192,7 +192,54 @@ expect 2 "serve bad option" -- "$D" serve --bogus
 one_line "serve bad option"
 expect 0 "put serve help" -- "$BIN/put" serve --help
 has out "serve ready tcp=" "put serve help"
+has out "^usage: put serve \[--listen" "put serve help: its usage line"
+has out "^'displace measure' starts it as the local peer" "put serve help: its tail"
 expect 2 "put serve bad listen" -- "$BIN/put" serve --listen '[::1'
+# the two front ends of serve_main keep their own wording and option styles
+# err_is DESCRIPTION LINE...: stderr is exactly these lines
+err_is() {
+	what=$1; shift
+	printf '%s\n' "$@" >"$tmp/want"
+	if cmp -s "$tmp/want" "$tmp/err"; then ok; else bad "$what: stderr differs"; diff "$tmp/want" "$tmp/err" | sed 's/^/  | /' >&2; fi
+}
+long_path=/tmp/$(printf '%0120d' 0)
+: >"$tmp/regular"
+err_is "put serve bad listen" "put serve: invalid value '[::1' for --listen (numeric IPv4, [IPv6] or bare IPv6, then an optional :PORT)"
+expect 2 "put serve listen port leaves no room for rpc" -- "$BIN/put" serve --listen 127.0.0.1:65535
+err_is "put serve listen port leaves no room for rpc" "put serve: invalid value '127.0.0.1:65535' for --listen (the port must leave PORT+1 for rpc)"
+expect 2 "put serve bad option" -- "$BIN/put" serve --bogus
+err_is "put serve bad option" "put serve: unknown option '--bogus'; try 'put serve --help'"
+expect 2 "put serve takes no abbreviation" -- "$BIN/put" serve --he
+err_is "put serve takes no abbreviation" "put serve: unknown option '--he'; try 'put serve --help'"
+expect 2 "put serve operand" -- "$BIN/put" serve extra
+err_is "put serve operand" "put serve: unknown option 'extra'; try 'put serve --help'"
+expect 2 "put serve missing value" -- "$BIN/put" serve --cpu
+err_is "put serve missing value" "put serve: option '--cpu' needs a value"
+expect 2 "put serve bad cpu" -- "$BIN/put" serve --cpu=abc
+err_is "put serve bad cpu" "put serve: invalid value 'abc' for --cpu"
+expect 2 "put serve unix with a space" -- "$BIN/put" serve --unix 'a b'
+err_is "put serve unix with a space" "put serve: invalid value 'a b' for --unix (empty or with white space)"
+expect 2 "put serve unix too long" -- "$BIN/put" serve --unix "$long_path"
+err_is "put serve unix too long" "put serve: invalid value '$long_path' for --unix (above 107 bytes)"
+expect 2 "put serve cannot pin" -- "$BIN/put" serve --cpu 1023 --listen 127.0.0.1:0 --unix none
+err_is "put serve cannot pin" "put serve: cannot pin to cpu 1023: Invalid argument"
+expect 3 "put serve unix on a file" -- "$BIN/put" serve --listen 127.0.0.1:0 --unix "$tmp/regular"
+err_is "put serve unix on a file" "put serve: cannot bind unix $tmp/regular: it exists and is not a socket"
+expect 0 "serve help abbreviated" -- "$D" serve --he
+has out "^usage: displace serve \[--listen" "serve help: its usage line"
+has out "^On a remote host, listen on an address" "serve help: its tail"
+expect 2 "serve bad option, exactly" -- "$D" serve --bogus
+err_is "serve bad option, exactly" "displace: unknown option '--bogus'" "try 'displace serve --help'"
+expect 2 "serve operand" -- "$D" serve extra
+err_is "serve operand" "displace: unexpected argument 'extra'" "try 'displace serve --help'"
+expect 2 "serve missing value" -- "$D" serve --cpu
+err_is "serve missing value" "displace: option '--cpu' needs a value" "try 'displace serve --help'"
+expect 2 "serve unix too long" -- "$D" serve --unix "$long_path"
+err_is "serve unix too long" "displace: invalid value '$long_path' for --unix (above 107 bytes)" "try 'displace serve --help'"
+expect 2 "serve cannot pin" -- "$D" serve --cpu 1023 --listen 127.0.0.1:0 --unix none
+err_is "serve cannot pin" "displace: cannot pin to cpu 1023: Invalid argument"
+expect 3 "serve unix on a file" -- "$D" serve --listen 127.0.0.1:0 --unix "$tmp/regular"
+err_is "serve unix on a file" "displace: cannot bind unix $tmp/regular: it exists and is not a socket"
 
 # a short run: displace serve on free ports, a tcp client, then SIGTERM
 "$D" serve --listen 127.0.0.1:0 --unix none </dev/null >"$tmp/serve.out" 2>"$tmp/serve.err" &
@@ -203,6 +250,9 @@ peer=$(sed -n 's/^serve ready tcp=\([^ ]*\) .*/\1/p' "$tmp/serve.out")
 if [ -n "$peer" ]; then ok; else bad "displace serve: no ready line"; fi
 expect 0 "put tcp against displace serve" -- "$BIN/put" --ops 10 tcp --size 1k --peer "$peer"
 has out "sent_bytes=10000" "put tcp against displace serve"
+# a bad client (an RPC client on the stream port) is a warning on stderr
+"$BIN/put" --ops 1 rpc --peer "$peer" --timeout 5s >/dev/null 2>&1
+has serve.err "^displace: warning: 127\.0\.0\.1:[0-9]*: not a displace hello" "displace serve logs a bad client"
 kill -TERM "$spid"
 wait "$spid"
 st=$?

@@ -15,6 +15,7 @@ Suite *procfs_suite(void);
 Suite *reportline_suite(void);
 Suite *serve_suite(void);
 Suite *put_net_suite(void);
+Suite *net_suite(void);
 Suite *sweep_suite(void);
 Suite *predict_suite(void);
 Suite *estimate_suite(void);
