@@ -143,22 +143,22 @@ $(OUT)/nosan/%.o: %.c $(CONFIG)
 # stubs reentrant (the result goes to a caller's variable, not a static).
 $(OUT)/gen/displace_rpc.h: $(RPC_X)
 	@mkdir -p $(@D)
-	cd put && rpcgen -M -h -o $(CURDIR)/$@ displace_rpc.x || { rm -f $(CURDIR)/$@; exit 1; }
+	rm -f $@ && cd put && rpcgen -M -h -o $(CURDIR)/$@ displace_rpc.x || { rm -f $(CURDIR)/$@; exit 1; }
 $(OUT)/gen/displace_rpc_xdr.c: $(RPC_X) $(OUT)/gen/displace_rpc.h
-	cd put && rpcgen -M -c -o $(CURDIR)/$@ displace_rpc.x || { rm -f $(CURDIR)/$@; exit 1; }
+	rm -f $@ && cd put && rpcgen -M -c -o $(CURDIR)/$@ displace_rpc.x || { rm -f $(CURDIR)/$@; exit 1; }
 $(OUT)/gen/displace_rpc_clnt.c: $(RPC_X) $(OUT)/gen/displace_rpc.h
-	cd put && rpcgen -M -l -o $(CURDIR)/$@ displace_rpc.x || { rm -f $(CURDIR)/$@; exit 1; }
+	rm -f $@ && cd put && rpcgen -M -l -o $(CURDIR)/$@ displace_rpc.x || { rm -f $(CURDIR)/$@; exit 1; }
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 
 # --- tests -----------------------------------------------------------------
 # Unit and process tests (Check, fork mode), then the end-to-end CLI script.
 check: $(PROGS) $(TESTBIN)
-	$(TESTBIN)
+	DISPLACE_BIN=$(BIN) $(TESTBIN)
 	DISPLACE_BIN=$(BIN) sh tests/cli.sh
 
-unit: $(TESTBIN)
-	$(TESTBIN)
+unit: $(PROGS) $(TESTBIN)
+	DISPLACE_BIN=$(BIN) $(TESTBIN)
 
 e2e: $(PROGS)
 	DISPLACE_BIN=$(BIN) sh tests/cli.sh

@@ -1,7 +1,7 @@
 /*
  * put_tcp.c - tcp: each operation sends m bytes on a TCP connection and
  * blocks for an r-byte reply, the set-up of Woodside et al. section 4.2.
- * The peer is 'put serve' (put/serve.c); the client is put/net_stream.c.
+ * The peer is 'put serve' (put/serve_stream.c); the client is put/net_stream.c.
  */
 #include "put/net.h"
 #include "put/net_stream.h"
