@@ -1,6 +1,7 @@
 /* calibration.c - the calibration store and the quiet-host verdict */
 #include "calib/calibration.h"
 #include "calib/csvio.h"
+#include "common/vec.h"
 
 #include <errno.h>
 #include <math.h>
@@ -286,18 +287,14 @@ void calib_verdict_text(const struct calib_verdict *v, char *buf, size_t len)
 
 int calib_acc_add(struct calib_acc *a, const struct fluid_report *r)
 {
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? 2 * a->cap : 32;
-		double *t = realloc(a->tau, cap * sizeof *t);
-		if (!t)
-			return -ENOMEM;
-		a->tau = t;
-		double *t0 = realloc(a->tau0, cap * sizeof *t0);
-		if (!t0)
-			return -ENOMEM;
-		a->tau0 = t0;
-		a->cap = cap;
-	}
+	double *t = vec_grow(a->tau, &a->cap, a->n, sizeof *t);
+	if (!t)
+		return -ENOMEM;
+	a->tau = t;
+	t = vec_grow(a->tau0, &a->cap0, a->n, sizeof *t);
+	if (!t)
+		return -ENOMEM;
+	a->tau0 = t;
 	double w = fluid_wall_ns(r);
 	a->tau[a->n] = fluid_tau_ns(r);
 	a->tau0[a->n] = fluid_tau0_ns(r);

@@ -66,7 +66,7 @@ int calib_store_default_path(char *buf, size_t len);
  * chunk timings, and the time other work took from the fluid.
  */
 struct calib_acc {
-	size_t n, cap;
+	size_t n, cap, cap0;
 	double *tau, *tau0;     /* ns per loop, per replication */
 	double share;           /* sum of the fluid's CPU time over its wall time */
 	double wall_ns, gap_n, gap_excess_ns, longest_ns;

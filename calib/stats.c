@@ -131,6 +131,20 @@ double stats_norm_quantile(double p)
 	return x - u / (1 + x * u / 2);
 }
 
+/* one step of the modified Lentz algorithm (Numerical Recipes 5.2): the factor it multiplies h by */
+static double lentz_step(double aa, double *c, double *d)
+{
+	const double tiny = 1e-300;
+	*d = 1 + aa * *d;
+	if (fabs(*d) < tiny)
+		*d = tiny;
+	*c = 1 + aa / *c;
+	if (fabs(*c) < tiny)
+		*c = tiny;
+	*d = 1 / *d;
+	return *d * *c;
+}
+
 /* Continued fraction for the incomplete beta (modified Lentz). */
 static double betacf(double x, double a, double b)
 {
@@ -143,24 +157,9 @@ static double betacf(double x, double a, double b)
 	double h = d;
 	for (int m = 1; m <= 10000; m++) {
 		int m2 = 2 * m;
-		double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		h *= d * c;
-		aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-		d = 1 + aa * d;
-		if (fabs(d) < tiny)
-			d = tiny;
-		c = 1 + aa / c;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1 / d;
-		double del = d * c;
+		/* the even and the odd step of the fraction */
+		h *= lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), &c, &d);
+		double del = lentz_step(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)), &c, &d);
 		h *= del;
 		if (fabs(del - 1) < 1e-15)
 			break;

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,31 +258,47 @@ int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
+/*
+ * Every number on the command line is plain decimal, as cli_parse_u64 and
+ * parse_plain_number read it: no white space, hex, exponent, inf or nan.
+ * Only a leading minus is added here, where a range allows one.
+ */
 int cli_parse_int(const char *s, int min, int max, int *out)
 {
-	char *e;
-	if (!s || !*s || isspace((unsigned char)*s))
+	uint64_t v;
+	if (!s)
 		return -EINVAL;
-	errno = 0;
-	long v = strtol(s, &e, 10);
-	if (*e)
+	int neg = s[0] == '-';
+	const char *p = s + neg;
+	int rc = parse_digits(&p, &v);
+	if (rc)
+		return rc;
+	if (*p)
 		return -EINVAL;
-	if (errno == ERANGE || v < min || v > max)
+	if (v > (uint64_t)INT_MAX + (uint64_t)neg)
 		return -ERANGE;
-	*out = (int)v;
+	long long x = neg ? -(long long)v : (long long)v;
+	if (x < min || x > max)
+		return -ERANGE;
+	*out = (int)x;
 	return 0;
 }
 
 int cli_parse_double(const char *s, double min, double max, double *out)
 {
-	char *e;
-	if (!s || !*s || isspace((unsigned char)*s))
+	double v;
+	const char *e;
+	if (!s)
 		return -EINVAL;
-	errno = 0;
-	double v = strtod(s, &e);
-	if (*e || !isfinite(v))
+	int neg = s[0] == '-';
+	int rc = parse_plain_number(s + neg, &v, &e);
+	if (rc)
+		return rc;
+	if (*e)
 		return -EINVAL;
-	if (errno == ERANGE || v < min || v > max)
+	if (neg)
+		v = -v;
+	if (v < min || v > max)
 		return -ERANGE;
 	*out = v;
 	return 0;

@@ -26,6 +26,7 @@
 #include "coordinator/out_json.h"
 #include "coordinator/out_text.h"
 #include "calib/predict.h"
+#include "common/vec.h"
 #include "coordinator/cmd_measuring.h"
 #include "coordinator/msg.h"
 #include "coordinator/plot.h"
@@ -369,14 +370,10 @@ static int saturated_run(struct predict *pd, struct psize *p)
 	if (rc)
 		return rc;
 	double wall = (double)(rep.end_ns - rep.start_ns);
-	if (p->nsat == p->satcap) {
-		size_t cap = p->satcap ? p->satcap * 2 : 16;
-		struct pred_sat *n = realloc(p->sat_runs, cap * sizeof *n);
-		if (!n)
-			return -ENOMEM;
-		p->sat_runs = n;
-		p->satcap = cap;
-	}
+	struct pred_sat *runs = vec_grow(p->sat_runs, &p->satcap, p->nsat, sizeof *runs);
+	if (!runs)
+		return -ENOMEM;
+	p->sat_runs = runs;
 	p->sat_runs[p->nsat++] = (struct pred_sat){
 		.tput = wall > 0 ? (double)rep.ops / wall * 1e9 : NAN,
 		.share = wall > 0 && rep.task_clock_ns.avail ? rep.task_clock_ns.v / wall : NAN,

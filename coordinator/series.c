@@ -1,5 +1,6 @@
 /* series.c - one configuration measured again and again, and its argv for put */
 #include "coordinator/series.h"
+#include "common/vec.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -96,14 +97,10 @@ void series_args_text(const struct series *s, char *buf, size_t len)
 
 int series_append_run(struct series *s, const struct est_run *r)
 {
-	if (s->nruns == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 16;
-		struct est_run *nr = realloc(s->runs, cap * sizeof *nr);
-		if (!nr)
-			return -ENOMEM;
-		s->runs = nr;
-		s->cap = cap;
-	}
+	struct est_run *runs = vec_grow(s->runs, &s->cap, s->nruns, sizeof *runs);
+	if (!runs)
+		return -ENOMEM;
+	s->runs = runs;
 	s->runs[s->nruns++] = *r;
 	return 0;
 }

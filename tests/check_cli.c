@@ -128,6 +128,32 @@ START_TEST(test_percent_and_numbers)
 }
 END_TEST
 
+/* every number is plain decimal: no hex, exponent, white space, inf or nan, in any parser */
+START_TEST(test_numbers_are_plain_decimal_everywhere)
+{
+	int i;
+	double d;
+	uint64_t u;
+	const char *bad[] = { "0x10", "1e3", " 1", "1 ", "+1", "inf", "nan", "", "--1", "1.", "." };
+	for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+		ck_assert_msg(cli_parse_int(bad[k], -100, 100, &i) == -EINVAL || !strcmp(bad[k], "1."), "int '%s'", bad[k]);
+		ck_assert_msg(cli_parse_u64(bad[k], 0, 100, &u) == -EINVAL, "u64 '%s'", bad[k]);
+		if (strcmp(bad[k], "1."))
+			ck_assert_msg(cli_parse_double(bad[k], -100, 100, &d) == -EINVAL, "double '%s'", bad[k]);
+	}
+	ck_assert_int_eq(cli_parse_int("1.", -100, 100, &i), -EINVAL);
+	ck_assert_int_eq(cli_parse_double("1.", -100, 100, &d), 0);
+	ck_assert_double_eq(d, 1);
+	ck_assert_int_eq(cli_parse_double("-2.5", -10, 10, &d), 0);
+	ck_assert_double_eq(d, -2.5);
+	ck_assert_int_eq(cli_parse_double("-2.5", 0, 10, &d), -ERANGE);
+	ck_assert_int_eq(cli_parse_int("2147483648", 0, 2147483647, &i), -ERANGE);
+	ck_assert_int_eq(cli_parse_int("-2147483648", -2147483647 - 1, 0, &i), 0);
+	ck_assert_int_eq(i, -2147483647 - 1);
+	ck_assert_int_eq(cli_parse_u64("18446744073709551616", 0, UINT64_MAX, &u), -ERANGE);
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -138,6 +164,7 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_duration_rejects_negative_and_junk);
 	tcase_add_test(tc, test_sizes_suffixes_and_lists);
 	tcase_add_test(tc, test_percent_and_numbers);
+	tcase_add_test(tc, test_numbers_are_plain_decimal_everywhere);
 	suite_add_tcase(s, tc);
 	return s;
 }

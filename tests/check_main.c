@@ -29,6 +29,9 @@ int main(void)
 		summary_suite,
 		predict_math_suite,
 		series_suite,
+		pin_suite,
+		vec_suite,
+		dclock_suite,
 	};
 	/*
 	 * Hermetic: no test reads or writes the user's calibration store;

@@ -22,6 +22,9 @@ Suite *estimate_suite(void);
 Suite *summary_suite(void);
 Suite *predict_math_suite(void);
 Suite *series_suite(void);
+Suite *pin_suite(void);
+Suite *vec_suite(void);
+Suite *dclock_suite(void);
 
 /*
  * A local peer for the socket tests, 'put serve --listen ADDR --unix

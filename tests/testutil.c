@@ -1,5 +1,6 @@
 /* testutil.c - running the real binaries from tests */
 #include "tests/testutil.h"
+#include "calib/reportline.h"
 #include "common/pin.h"
 #include "calib/csvio.h"
 
@@ -165,19 +166,7 @@ pid_t tu_start(char *const argv[], int *in_fd, int *out_fd)
 
 const char *tu_kv(const char *line, const char *key, char *buf, size_t len)
 {
-	size_t kl = strlen(key);
-	for (const char *p = line; (p = strstr(p, key)); p += kl) {
-		if ((p == line || p[-1] == ' ') && p[kl] == '=') {
-			const char *v = p + kl + 1;
-			size_t n = strcspn(v, " \n");
-			if (n >= len)
-				n = len - 1;
-			memcpy(buf, v, n);
-			buf[n] = '\0';
-			return buf;
-		}
-	}
-	return NULL;
+	return report_field(line, key, buf, len);
 }
 
 const char *tu_mkdtemp(void)

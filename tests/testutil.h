@@ -31,7 +31,7 @@ int tu_wait(pid_t pid);
 pid_t tu_start_hog(int cpu);
 /* tu_stop_hog - kill and reap a hog */
 void tu_stop_hog(pid_t pid);
-/* tu_kv - the value of "key=" in a line of key=value fields, copied to buf; NULL if absent */
+/* tu_kv - the value of "key=" in a line of key=value fields, copied to buf; NULL if absent or too long (report_field) */
 const char *tu_kv(const char *line, const char *key, char *buf, size_t len);
 /* tu_mkdtemp - a fresh temporary directory (static buffer) */
 const char *tu_mkdtemp(void);
