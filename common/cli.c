@@ -14,7 +14,7 @@ static int parse_digits(const char **p, uint64_t *v)
 {
 	const char *s = *p;
 	uint64_t x = 0;
-	if (!isdigit((unsigned char)*s))
+	if (!s || !isdigit((unsigned char)*s))
 		return -EINVAL;
 	for (; isdigit((unsigned char)*s); s++) {
 		unsigned d = (unsigned)(*s - '0');
@@ -112,6 +112,8 @@ void cli_format_cpulist(const struct cli_cpus *set, char *buf, size_t len)
 /* A finite, non-negative decimal number (no sign, no exponent) at the start of s. */
 static int parse_plain_number(const char *s, double *v, const char **end)
 {
+	if (!s)
+		return -EINVAL;
 	if (!isdigit((unsigned char)s[0]) && !(s[0] == '.' && isdigit((unsigned char)s[1])))
 		return -EINVAL;
 	char *e;
@@ -138,8 +140,6 @@ int cli_parse_duration_ns(const char *s, uint64_t *ns)
 	};
 	double v;
 	const char *e;
-	if (!s)
-		return -EINVAL;
 	int rc = parse_plain_number(s, &v, &e);
 	if (rc)
 		return rc;
@@ -165,8 +165,6 @@ int cli_parse_size(const char *s, uint64_t *bytes)
 	};
 	uint64_t v;
 	const char *p = s;
-	if (!s)
-		return -EINVAL;
 	int rc = parse_digits(&p, &v);
 	if (rc)
 		return rc;
@@ -228,8 +226,6 @@ int cli_parse_percent(const char *s, double *frac)
 {
 	double v;
 	const char *e;
-	if (!s)
-		return -EINVAL;
 	int rc = parse_plain_number(s, &v, &e);
 	if (rc)
 		return rc;
@@ -245,8 +241,6 @@ int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	uint64_t v;
 	const char *p = s;
-	if (!s)
-		return -EINVAL;
 	int rc = parse_digits(&p, &v);
 	if (rc)
 		return rc;
@@ -266,10 +260,8 @@ int cli_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 int cli_parse_int(const char *s, int min, int max, int *out)
 {
 	uint64_t v;
-	if (!s)
-		return -EINVAL;
-	int neg = s[0] == '-';
-	const char *p = s + neg;
+	int neg = s && s[0] == '-';
+	const char *p = s ? s + neg : NULL;
 	int rc = parse_digits(&p, &v);
 	if (rc)
 		return rc;
@@ -288,10 +280,8 @@ int cli_parse_double(const char *s, double min, double max, double *out)
 {
 	double v;
 	const char *e;
-	if (!s)
-		return -EINVAL;
-	int neg = s[0] == '-';
-	int rc = parse_plain_number(s + neg, &v, &e);
+	int neg = s && s[0] == '-';
+	int rc = parse_plain_number(s ? s + neg : NULL, &v, &e);
 	if (rc)
 		return rc;
 	if (*e)

@@ -12,15 +12,21 @@
 #include <cpuid.h>
 #endif
 
+/* the line that starts at p, cut to fit buf */
+static void copy_line(char *buf, size_t len, const char *p)
+{
+	size_t n = strcspn(p, "\n");
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+}
+
 static void read_line(const char *path, char *buf, size_t len, const char *fallback)
 {
 	char *text;
 	if (procfs_read_file(path, &text) == 0) {
-		size_t n = strcspn(text, "\n");
-		if (n >= len)
-			n = len - 1;
-		memcpy(buf, text, n);
-		buf[n] = '\0';
+		copy_line(buf, len, text);
 		free(text);
 		if (buf[0])
 			return;
@@ -114,11 +120,7 @@ static void cpu_model(char *buf, size_t len)
 		p++;
 		while (*p == ' ' || *p == '\t')
 			p++;
-		size_t n = strcspn(p, "\n");
-		if (n >= len)
-			n = len - 1;
-		memcpy(buf, p, n);
-		buf[n] = '\0';
+		copy_line(buf, len, p);
 	}
 	free(text);
 }
