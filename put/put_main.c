@@ -10,6 +10,7 @@
 #include "common/cli.h"
 #include "common/pin.h"
 #include "common/dclock.h"
+#include "fluid/spin.h"
 #include "put/acct.h"
 #include "put/put.h"
 #include "put/serve_main.h"
@@ -30,6 +31,7 @@ enum { PUT_OK = 0, PUT_FAILED = 1, PUT_USAGE = 2, PUT_RESOURCE = 3, PUT_UNAVAILA
 static void usage(FILE *f)
 {
 	fputs("usage: put [--cpu N] [--ops L] [--clock-resolution D [--clock-phase P]] [--op-times FILE]\n"
+	      "           [--think-us C | --think-loops N]\n"
 	      "           WORKLOAD [options]\n"
 	      "       put --list\n"
 	      "       put serve [--listen ADDR[:PORT]] [--cpu N] ...   the peer; see 'put serve --help'\n"
@@ -45,6 +47,10 @@ static void usage(FILE *f)
 	      "                   operations; for benches (bench/fluid-perturbation). A\n"
 	      "                   pipelined loop (--window) is not pipelined across\n"
 	      "                   operations then\n"
+	      "  --think-us C     after each operation, spin C us of CPU in the fluid's loop\n"
+	      "                   (calibrated at set-up): the blocking clients of 'displace\n"
+	      "                   predict --clients'. The report gives think_loops, and\n"
+	      "  --think-loops N  spins exactly N loops instead (no calibration)\n"
 	      "\n"
 	      "Workloads:\n",
 	      f);
@@ -122,6 +128,8 @@ int main(int argc, char **argv)
 	int cpu = -1;
 	uint64_t ops = 1, res_ns = 0, phase_ns = 0;
 	const char *op_times = NULL;
+	double think_us = 0;
+	uint64_t think_loops = 0, sink = 0;
 	int i;
 	char err[512] = "";
 
@@ -149,6 +157,10 @@ int main(int argc, char **argv)
 			rc = cli_parse_duration_ns(v, &phase_ns);
 		else if (!missing && (v = cli_opt_value(argc, argv, &i, "--op-times", &missing)))
 			op_times = v;
+		else if (!missing && (v = cli_opt_value(argc, argv, &i, "--think-us", &missing)))
+			rc = cli_parse_double(v, 0, 1e7, &think_us);
+		else if (!missing && (v = cli_opt_value(argc, argv, &i, "--think-loops", &missing)))
+			rc = cli_parse_u64(v, 1, UINT64_MAX / 2, &think_loops);
 		else if (!missing) {
 			fprintf(stderr, "put: unknown option '%s'; try 'put --help'\n", argv[i]);
 			return PUT_USAGE;
@@ -164,6 +176,10 @@ int main(int argc, char **argv)
 	}
 	if (i >= argc) {
 		fprintf(stderr, "put: no workload given; try 'put --help'\n");
+		return PUT_USAGE;
+	}
+	if (think_us > 0 && think_loops) {
+		fprintf(stderr, "put: give --think-us or --think-loops, not both\n");
 		return PUT_USAGE;
 	}
 	if (op_times && ops > OP_TIMES_MAX) {
@@ -209,6 +225,14 @@ int main(int argc, char **argv)
 			w->teardown(state);
 		return exit_for(-rc);
 	}
+	/* --think-us: the spin calibrated once, at set-up, on the CPU the loop runs on */
+	double think_ns_per_loop = 0;
+	if (think_us > 0) {
+		think_ns_per_loop = spin_calibrate_ns_per_loop();
+		think_loops = (uint64_t)(think_us * 1000 / think_ns_per_loop + 0.5);
+		if (!think_loops)
+			think_loops = 1;
+	}
 	/* --op-times: the file opened and the memory taken before the run, so neither fails after it */
 	uint64_t *ends = NULL;
 	FILE *times = NULL;
@@ -235,11 +259,17 @@ int main(int argc, char **argv)
 
 	acct_start(&a);
 	uint64_t t0 = dclock_now_ns();
-	if (ends) {
-		/* one at a time, each end time kept: for benches that compare parts of a run */
+	if (ends || think_loops) {
+		/*
+		 * One at a time: each end time kept, for benches that compare parts
+		 * of a run; or each operation followed by its think time
+		 */
 		for (uint64_t k = 0; k < ops && !rc; k++) {
 			rc = w->run(state, 1, err, sizeof err);
-			ends[k] = dclock_now_ns();
+			if (think_loops)
+				sink = spin_loops(think_loops, sink);
+			if (ends)
+				ends[k] = dclock_now_ns();
 		}
 	} else {
 		rc = ops ? w->run(state, ops, err, sizeof err) : 0;
@@ -266,6 +296,9 @@ int main(int argc, char **argv)
 	       " start_ns=%" PRIu64 " end_ns=%" PRIu64,
 	       w->name, cpu, sched_getcpu(), ops * scale, ops, t0 - t_setup, t0, t1);
 	acct_print(&a, stdout);
+	if (think_loops)
+		printf(" think_loops=%" PRIu64 " think_ns_per_loop=%.5f think_sink=%" PRIu64, think_loops,
+		       think_ns_per_loop, sink & 0xff);
 	if (w->report)
 		w->report(state, stdout);
 	fputc('\n', stdout);
