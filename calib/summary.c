@@ -38,6 +38,7 @@ const char *sum_estimator_key(enum sum_estimator e)
 struct one {
 	double est[SUM_NEST];    /* the estimators, enum sum_estimator */
 	double raw;              /* classic by the real clock */
+	double norm;             /* the result at the reference speed */
 	double start;            /* the intercept S of the default estimator (fit only) */
 	double os[EST_NSRC];
 	double peer;
@@ -56,9 +57,15 @@ static double run_est(const struct est_run *r, enum sum_estimator e)
 	return e == SUM_OFFCPU ? r->t_put_offcpu_ns : e == SUM_CLASSIC ? r->t_put_ns : r->t_put_robust_ns;
 }
 
+/* run r's result scaled to the reference speed: T tau0_ref / tau0 (NAN without both) */
+static double run_norm(const struct est_run *r, enum sum_estimator def, double tau0_ref)
+{
+	return tau0_ref > 0 && r->tau0_ns > 0 ? run_est(r, def) * tau0_ref / r->tau0_ns : NAN;
+}
+
 /* the estimate of run a less run b (b NULL: a alone); 0, or -1 if the op counts do not allow one */
 static int make_one(const struct est_run *a, const struct est_run *b, enum sum_estimator def, int ncpu,
-		    struct one *e)
+		    double tau0_ref, struct one *e)
 {
 	static const struct est_run none;
 	const struct est_run *z = b ? b : &none;
@@ -68,6 +75,7 @@ static int make_one(const struct est_run *a, const struct est_run *b, enum sum_e
 	for (int k = 0; k < SUM_NEST; k++)
 		e->est[k] = per_op(run_est(a, (enum sum_estimator)k), run_est(z, (enum sum_estimator)k), ops);
 	e->raw = per_op(a->t_put_raw_ns, z->t_put_raw_ns, ops);
+	e->norm = per_op(run_norm(a, def, tau0_ref), b ? run_norm(b, def, tau0_ref) : 0, ops);
 	/* the intercept: S = T(l) - l tau (Woodside e_start) */
 	e->start = b ? run_est(b, def) - (double)b->ops * e->est[def] : NAN;
 	for (int k = 0; k < EST_NSRC; k++)
@@ -132,6 +140,12 @@ static double col_raw(const struct one *e, const void *unused)
 {
 	(void)unused;
 	return e->raw;
+}
+
+static double col_norm(const struct one *e, const void *unused)
+{
+	(void)unused;
+	return e->norm;
 }
 
 static double col_start(const struct one *e, const void *unused)
@@ -343,7 +357,7 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 	size_t n = 0, step = o->fit ? 2 : 1;
 	for (size_t i = 0; e && i + step - 1 < nruns; i += step) {
 		const struct est_run *a = &runs[i], *b = o->fit ? &runs[i + 1] : NULL;
-		if (make_one(a, b, (enum sum_estimator)def, sum->ncpu, &e[n]))
+		if (make_one(a, b, (enum sum_estimator)def, sum->ncpu, o->tau0_ref_ns, &e[n]))
 			continue;
 		e[n].run = i;
 		double ops = (double)a->ops - (b ? (double)b->ops : 0);
@@ -395,6 +409,8 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 		column(e, n, col_est, &k, &sum->est[k]);
 	sum->tau = sum->est[def];
 	column(e, n, col_raw, NULL, &sum->tau_raw);
+	column(e, n, col_norm, NULL, &sum->norm);
+	sum->tau0_ref_ns = o->tau0_ref_ns;
 	for (int k = 0; k < EST_NSRC; k++) {
 		int against[2] = { k, def }, robust[2] = { k, SUM_ROBUST };
 		column(e, n, col_os, &k, &sum->os[k]);

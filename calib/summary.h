@@ -36,6 +36,7 @@ struct sum_opts {
 	const int *cpu_id;
 	const struct est_alone *alone; /* the PUT alone, one run per estimate (pair j, or run j); NULL: none */
 	size_t nalone;
+	double tau0_ref_ns;   /* the fluid's undisturbed speed to normalise to (0: no normalised cost) */
 };
 
 /*
@@ -59,6 +60,13 @@ struct summary {
 	struct stats_summary est[SUM_NEST]; /* ns per op, each estimator */
 	struct stats_summary tau_raw;    /* ns per op, classic, the same runs by the real clock */
 	struct stats_summary held;       /* ns per op the fluid held the CPU without progressing: classic - off-CPU */
+	/*
+	 * The result normalised to the CPU's speed: each run's T_PUT times
+	 * tau0_ref / tau0 of that run (the fluid's undisturbed speed during it),
+	 * ns per op at the reference speed; NAN without both speeds
+	 */
+	struct stats_summary norm;
+	double tau0_ref_ns;
 	struct stats_summary os[EST_NSRC];
 	char os_why[EST_NSRC][24];          /* why a source has no mean (the first run's reason), or "" */
 	struct stats_summary pct[EST_NSRC]; /* paired 100 (os - tau) / tau */

@@ -71,6 +71,8 @@ int measuring_setup(struct session *s)
 			 "in the displacement");
 	session_read_store(s);
 	store_note(s);
+	if (s->store.status == STORE_ROW && s->store.tau0_ns > 0)
+		s->seq.tau0_ref_ns = s->store.tau0_ns;
 	if ((rc = session_start_peer(s))) {
 		msg_error("%s", s->err);
 		return rc == -EINTR ? EXIT_FAILED : EXIT_RESOURCE;

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#define NCOL 43
+#define NCOL 45
 
 static int write_row(struct csvout *c, char cols[NCOL][64], const char *args)
 {
@@ -109,5 +109,7 @@ int out_csv_summary(struct csvout *c, const char *command, const struct seq_opts
 		       p->cpu_corun.mean / 1e3, p->cpu_change.mean, p->cpu_change.ci_half };
 	for (int k = 0; k < 7; k++)
 		csvout_num(cols[36 + k], 64, p->n ? v[k] : NAN, 4);
+	csvout_num(cols[43], 64, sum->norm.mean / 1e3, 6);
+	csvout_num(cols[44], 64, sum->norm.ci_half / 1e3, 6);
 	return write_row(c, cols, args);
 }

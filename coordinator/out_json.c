@@ -48,6 +48,8 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 		json_object_set_new(o, key, summary_json(&s->est[k], 1e3));
 	}
 	json_object_set_new(o, "held_us", summary_json(&s->held, 1e3));
+	json_object_set_new(o, "normalised_us", summary_json(&s->norm, 1e3));
+	json_object_set_new(o, "tau0_ref_ns", jout_num(s->tau0_ref_ns));
 	/* with a simulated slow clock: the same estimate of the same runs by the real clock */
 	if (so->sim_res_ns > 1)
 		json_object_set_new(o, "real_clock_us", summary_json(&s->tau_raw, 1e3));

@@ -146,6 +146,10 @@ static void other_estimators(FILE *f, const struct summary *s, const struct seq_
 					? "the scheduler's and perf's clocks disagree, so there is no steal to take out"
 					: "needs the fluid's chunk timings and task-clock");
 	}
+	if (isfinite(s->norm.mean))
+		fprintf(f, "  normalised   %-24s [the result at the fluid's reference speed %.5f ns/loop: each run\n"
+			   "               scaled by it over the fluid's own speed in that run]\n",
+			mean_ci(&s->norm, a, sizeof a), s->tau0_ref_ns);
 	if (isfinite(s->held.mean)) {
 		int i = 0;
 		while (i < s->ncpu && s->cpu_id[i] != so->cpu)

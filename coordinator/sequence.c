@@ -38,8 +38,10 @@ int seq_calibrate(struct seq_ctx *q)
 			return -EIO;
 		}
 		if (q->o.cpus.cpu[i] == q->o.cpu) {
-			if (q->cal.n == 0)
+			if (q->cal.n == 0) {
 				q->first_tau_f_ns = q->prev[i].tau_ns;
+				q->first_tau0_ns = q->prev[i].tau0_ns;
+			}
 			stats_acc_add(&q->cal, q->prev[i].tau_ns);
 		}
 	}
@@ -191,6 +193,7 @@ int seq_perturb_run(struct seq_ctx *q, struct series *s, uint64_t ops)
 void seq_summarize(const struct seq_ctx *q, struct series *s, struct summary *sum)
 {
 	struct sum_opts o = { .estimator = q->o.estimator, .fit = q->o.fit, .ops = s->ops, .ncpu = q->o.cpus.n,
-			      .cpu_id = q->o.cpus.cpu, .alone = s->alone, .nalone = s->nalone };
+			      .cpu_id = q->o.cpus.cpu, .alone = s->alone, .nalone = s->nalone,
+			      .tau0_ref_ns = q->tau0_ref_ns > 0 ? q->tau0_ref_ns : q->first_tau0_ns };
 	sum_compute(s->runs, s->nruns, &o, sum);
 }

@@ -39,6 +39,8 @@ struct seq_ctx {
 	int have_prev;
 	struct stats_acc cal;              /* tau_F of the PUT's CPU over all calibrations */
 	double first_tau_f_ns;             /* the first calibration of the PUT's CPU */
+	double first_tau0_ns;              /* its undisturbed speed */
+	double tau0_ref_ns;                /* the normalised cost's reference speed: the store's, else first_tau0_ns */
 	char err[512];
 	int put_exit;                      /* put's exit status when a run failed */
 };

@@ -239,6 +239,7 @@ void session_read_store(struct session *s)
 		st->status = STORE_ROW;
 		/* the drift check against it happens after the first bracketing calibration */
 		st->tau_f_ns = row->tau_f_ns;
+		st->tau0_ns = row->tau0_ns;
 		st->quiet = row->quiet;
 		snprintf(st->date, sizeof st->date, "%s", row->date);
 		snprintf(st->verdict, sizeof st->verdict, "%s", row->verdict);

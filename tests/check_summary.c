@@ -319,6 +319,37 @@ START_TEST(test_perturbation_pairs_each_estimate_with_its_alone_run)
 }
 END_TEST
 
+/*
+ * The normalised cost: each run's result times tau0_ref / tau0 of the run.
+ * Pair 1 ran on a CPU 10 % slower (tau0 1.1 against 1.0), and its PUT cost
+ * 10 % more: normalised, both pairs cost the same.
+ */
+START_TEST(test_normalised_cost_cancels_the_cpu_speed)
+{
+	const int cpu0 = 0;
+	struct sum_opts o = { .estimator = SUM_OFFCPU, .fit = 1, .ops = 1000, .ncpu = 1, .cpu_id = &cpu0,
+			      .tau0_ref_ns = 1.0 };
+	struct est_run r[4];
+	memset(r, 0, sizeof r);
+	for (int i = 0; i < 4; i++) {
+		double speed = i < 2 ? 1.0 : 1.1;
+		r[i].ops = i % 2 ? 250 : 1000;
+		r[i].tau0_ns = speed;
+		r[i].t_put_offcpu_ns = r[i].t_put_ns = speed * (1e6 + 20e3 * (double)r[i].ops);
+	}
+	struct summary s;
+	sum_compute(r, 4, &o, &s);
+	ck_assert_double_eq_tol(s.tau.mean, 21e3, 1e-6);
+	ck_assert_double_eq_tol(s.tau.sd, 1e3 * M_SQRT2, 1e-6);
+	ck_assert_double_eq_tol(s.norm.mean, 20e3, 1e-6);
+	ck_assert_double_eq_tol(s.norm.sd, 0, 1e-6);
+	ck_assert_double_eq(s.tau0_ref_ns, 1.0);
+	o.tau0_ref_ns = 0;
+	sum_compute(r, 4, &o, &s);
+	ck_assert(isnan(s.norm.mean));
+}
+END_TEST
+
 Suite *summary_suite(void)
 {
 	Suite *s = suite_create("summary");
@@ -331,6 +362,7 @@ Suite *summary_suite(void)
 	tcase_add_test(tc, test_off_cpu_is_the_result_when_every_run_has_it);
 	tcase_add_test(tc, test_consistency_names_the_clock_that_lies);
 	tcase_add_test(tc, test_perturbation_pairs_each_estimate_with_its_alone_run);
+	tcase_add_test(tc, test_normalised_cost_cancels_the_cpu_speed);
 	suite_add_tcase(s, tc);
 	return s;
 }
