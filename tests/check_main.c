@@ -32,6 +32,9 @@ int main(void)
 		pin_suite,
 		vec_suite,
 		dclock_suite,
+		siphash_suite,
+		udp_gate_suite,
+		rpc_wire_suite,
 	};
 	/*
 	 * Hermetic: no test reads or writes the user's calibration store;
