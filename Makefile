@@ -80,7 +80,7 @@ KERNEL_SRC := fluid/spin.c
 
 # The RPC interface: rpcgen writes the header, the XDR routines and the
 # client stubs into $(OUT)/gen at build time (never committed). The server
-# side has its own dispatcher in put/serve_rpc.c, so no _svc.c is generated.
+# side parses calls itself (put/rpc_wire.c), so no _svc.c is generated.
 RPC_X      := put/displace_rpc.x
 RPC_GEN    := $(OUT)/gen/displace_rpc.h $(OUT)/gen/displace_rpc_xdr.c $(OUT)/gen/displace_rpc_clnt.c
 

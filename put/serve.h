@@ -135,7 +135,7 @@ int serve_open(const struct serve_config *c, struct serve **out, char *err, size
 void serve_ready_line(const struct serve *s, char *buf, size_t len);
 /*
  * serve_run - serve until SIGINT, SIGTERM or (if watched) EOF on stdin
- * (the RPC thread already runs, from serve_open). 0
+ * (everything listens already, from serve_open). 0
  */
 int serve_run(struct serve *s, char *err, size_t errlen);
 /* serve_stop_reason - "signal", "stdin", or NULL while running */

@@ -192,7 +192,7 @@ int serve_main(int argc, char **argv, int cpu, const struct serve_main_front *f)
 			return SERVE_EXIT_FAILED;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	/* before serve_open starts the RPC thread, so that it is pinned too */
+	/* before serve_open, so that anything it starts is pinned too */
 	int prc = cpu >= 0 ? pin_to_cpu(cpu) : 0;
 	if (prc) {
 		front_say(f->error, "cannot pin to cpu %d: %s", cpu, strerror(-prc));
