@@ -42,9 +42,11 @@
  *   max_per_source of them from one address (IPv4; IPv6 by /64; unix by
  *   uid). A newcomer beyond a limit takes the place of the connection
  *   silent the longest if that one has been silent for a sixth of the
- *   idle timeout; else the newcomer is closed. Each is one log line. If
- *   accept still fails for want of descriptors, libuv drops the pending
- *   connections and the log says so once, until a connection closes.
+ *   idle timeout, with a log line; else the newcomer is closed at once
+ *   (no spinning, no queue), the first with a log line and the next ones
+ *   counted until a connection closes. If accept still fails for want of
+ *   descriptors, libuv drops the pending connections (its spare fd) and
+ *   the log says so once, until a connection closes.
  * - udp (udp_gate.c): nothing sent to an unproven source is larger than
  *   what it sent. A first hello gets a 24-byte ack with a cookie; a hello
  *   echoing the cookie enters the source (address and port) in a table of

@@ -43,6 +43,8 @@ struct serve {
 	unsigned max_conns;   /* cfg.max_conns, or fewer to fit the fd limit */
 	uint64_t live_ms;     /* active within this: never closed to make room for a newcomer */
 	int fd_starved;       /* accept failed for want of fds: said once, until a connection closes */
+	int refusing;         /* newcomers are refused at a limit: said once, then counted ... */
+	uint64_t refused_quiet; /* ... here, until a connection closes */
 	struct udp_gate *gate;
 	char *buf;   /* reads land here and are discarded */
 	char *zeros; /* replies come from here */

@@ -8,6 +8,7 @@
  * notes are in put/serve.h.
  */
 #include "put/serve_int.h"
+#include "common/vec.h"
 #include "put/rpc_wire.h"
 
 #include <errno.h>
@@ -58,6 +59,7 @@ struct serve_conn {
 	enum conn_proto proto;
 	enum conn_state state;
 	int closing, reading, writing, close_after_flush;
+	int refused; /* over a limit: closed at once, never served */
 	uint64_t hello_deadline_ms;
 	uint64_t last_ms; /* the last byte read or written */
 	struct conn_src src;
@@ -101,7 +103,14 @@ static void conn_close(struct serve_conn *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	s->nconns--;
-	s->fd_starved = 0; /* a descriptor is free again: say so if accept fails anew */
+	if (!c->refused) {
+		/* room again: a new refusal, or a failing accept, is worth a line */
+		s->fd_starved = 0;
+		if (s->refused_quiet)
+			serve_log(s, "%" PRIu64 " more connections refused at a limit", s->refused_quiet);
+		s->refusing = 0;
+		s->refused_quiet = 0;
+	}
 	uv_close(&c->u.h, on_conn_closed);
 }
 
@@ -109,16 +118,12 @@ static void conn_close(struct serve_conn *c)
 static int conn_queue(struct serve_conn *c, const void *p, size_t n)
 {
 	struct conn_buf *b = &c->more;
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 64;
-		while (cap < b->len + n)
-			cap *= 2;
-		uint8_t *np = realloc(b->p, cap);
-		if (!np)
-			return -ENOMEM;
-		b->p = np;
-		b->cap = cap;
-	}
+	if (!n)
+		return 0;
+	uint8_t *np = vec_grow(b->p, &b->cap, b->len + n - 1, 1);
+	if (!np)
+		return -ENOMEM;
+	b->p = np;
 	memcpy(b->p + b->len, p, n);
 	b->len += n;
 	return 0;
@@ -578,7 +583,13 @@ static bool conn_make_room(struct serve *s, struct serve_conn *c)
 		return true;
 	}
 	if (!victim) {
-		serve_log(s, "%s: refused: %s, all active; closing", c->name, limit);
+		/* one line, then a count: a flood at the limit does not flood the log */
+		if (!s->refusing)
+			serve_log(s, "%s: refused: %s, all active; closing (more are counted until a connection closes)",
+				  c->name, limit);
+		else
+			s->refused_quiet++;
+		s->refusing = 1;
 		return false;
 	}
 	serve_log(s, "%s: closed, silent for %" PRIu64 " s, to make room for %s: %s", victim->name,
@@ -643,6 +654,7 @@ static void on_connection(uv_stream_t *server, int status)
 	conn_identify(c, is_tcp);
 	if (!conn_make_room(s, c)) {
 		s->st.bad_clients++;
+		c->refused = 1;
 		conn_close(c);
 		return;
 	}

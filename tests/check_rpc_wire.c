@@ -235,20 +235,23 @@ START_TEST(test_rpc_wire_replies_decode_with_libtirpc)
 	struct rpc_wire_call c = { .xid = 42, .outcome = RPC_WIRE_COUNT, .count = 16777216 };
 	decode_reply(r, rpc_wire_reply(&c, r), 42, MSG_ACCEPTED, SUCCESS, &got);
 	ck_assert_uint_eq(got, 16777216);
-	c = (struct rpc_wire_call){ .xid = 43, .outcome = RPC_WIRE_VOID };
-	decode_reply(r, rpc_wire_reply(&c, r), 43, MSG_ACCEPTED, SUCCESS, NULL);
-	c.outcome = RPC_WIRE_PROG_UNAVAIL;
-	decode_reply(r, rpc_wire_reply(&c, r), 43, MSG_ACCEPTED, PROG_UNAVAIL, NULL);
-	c.outcome = RPC_WIRE_PROG_MISMATCH;
-	decode_reply(r, rpc_wire_reply(&c, r), 43, MSG_ACCEPTED, PROG_MISMATCH, NULL);
-	c.outcome = RPC_WIRE_PROC_UNAVAIL;
-	decode_reply(r, rpc_wire_reply(&c, r), 43, MSG_ACCEPTED, PROC_UNAVAIL, NULL);
-	c.outcome = RPC_WIRE_GARBAGE_ARGS;
-	decode_reply(r, rpc_wire_reply(&c, r), 43, MSG_ACCEPTED, GARBAGE_ARGS, NULL);
-	c.outcome = RPC_WIRE_RPC_MISMATCH;
-	decode_reply(r, rpc_wire_reply(&c, r), 43, MSG_DENIED, RPC_MISMATCH, NULL);
-	c.outcome = RPC_WIRE_AUTH_REJECTED;
-	decode_reply(r, rpc_wire_reply(&c, r), 43, MSG_DENIED, AUTH_ERROR, NULL);
+	static const struct {
+		enum rpc_wire_outcome outcome;
+		enum reply_stat rs;
+		int stat;
+	} errs[] = {
+		{ RPC_WIRE_VOID, MSG_ACCEPTED, SUCCESS },
+		{ RPC_WIRE_PROG_UNAVAIL, MSG_ACCEPTED, PROG_UNAVAIL },
+		{ RPC_WIRE_PROG_MISMATCH, MSG_ACCEPTED, PROG_MISMATCH },
+		{ RPC_WIRE_PROC_UNAVAIL, MSG_ACCEPTED, PROC_UNAVAIL },
+		{ RPC_WIRE_GARBAGE_ARGS, MSG_ACCEPTED, GARBAGE_ARGS },
+		{ RPC_WIRE_RPC_MISMATCH, MSG_DENIED, RPC_MISMATCH },
+		{ RPC_WIRE_AUTH_REJECTED, MSG_DENIED, AUTH_ERROR },
+	};
+	for (size_t i = 0; i < sizeof errs / sizeof errs[0]; i++) {
+		c = (struct rpc_wire_call){ .xid = 43 + (uint32_t)i, .outcome = errs[i].outcome };
+		decode_reply(r, rpc_wire_reply(&c, r), c.xid, errs[i].rs, errs[i].stat, NULL);
+	}
 }
 END_TEST
 
