@@ -492,7 +492,7 @@ bool serve_stream_sweep(struct serve *s, uint64_t now)
 			/* reading, so the pause is the client's: half a message or record, held */
 			s->st.bad_clients++;
 			serve_log(s, "%s: stalled for %" PRIu64 " s mid-%s; closing", c->name, quiet / 1000,
-				  c->proto == P_RPC ? "record" : "message");
+				  c->proto == P_RPC ? "record" : c->state == C_HELLO ? "hello" : "message");
 			conn_close(c);
 		} else if (quiet >= s->cfg.idle_ms) {
 			serve_log(s, "%s: silent for %" PRIu64 " s, the idle timeout; closing", c->name, quiet / 1000);

@@ -34,6 +34,7 @@ struct udp_gate {
 	uint32_t nbuckets;    /* a power of 2, at least twice max_sources */
 	uint32_t free_head;   /* 1 + the first free entry */
 	unsigned count;
+	uint64_t none_stale_until; /* full and all live: no entry can be replaced before then */
 };
 
 static int gate_key_of(const struct sockaddr *sa, struct gate_key *k)
@@ -79,10 +80,16 @@ static size_t key_bytes(const struct gate_key *k, uint8_t *out)
 	return 19;
 }
 
+/*
+ * The chain of a source is its address's (IPv6: its /64's), whatever the
+ * port: what one address holds is one chain, at most max_per_addr long,
+ * so the per-address limit is a walk of that chain, not of the table.
+ */
 static uint32_t bucket_of(const struct udp_gate *g, const struct gate_key *k)
 {
-	uint8_t b[19];
-	return (uint32_t)siphash24(g->key, b, key_bytes(k, b)) & (g->nbuckets - 1);
+	uint8_t b[9] = { k->v6 };
+	memcpy(b + 1, k->addr, 8);
+	return (uint32_t)siphash24(g->key, b, k->v6 ? 9 : 5) & (g->nbuckets - 1);
 }
 
 static void put_be32(uint8_t *p, uint32_t v)
@@ -178,27 +185,45 @@ static struct gate_entry *insert(struct udp_gate *g, const struct gate_key *k)
 }
 
 /*
- * The source silent the longest among those from k's address (same) or
- * among all, if it has been silent for live_ms; NULL if every one is live.
- * *n counts the sources from k's address.
+ * The source from k's address silent the longest, if it has been silent
+ * for live_ms (else NULL); *n counts the sources from that address.
  */
-static struct gate_entry *stalest(struct udp_gate *g, const struct gate_key *k, int same, uint64_t now_ms,
-				  unsigned *n)
+static struct gate_entry *stalest_of_addr(struct udp_gate *g, const struct gate_key *k, uint64_t now_ms, unsigned *n)
 {
 	struct gate_entry *best = NULL;
 	*n = 0;
-	for (unsigned i = 0; i < g->c.max_sources; i++) {
-		struct gate_entry *x = &g->e[i];
-		if (!x->used)
+	for (uint32_t i = g->bucket[bucket_of(g, k)]; i; i = g->e[i - 1].next) {
+		struct gate_entry *x = &g->e[i - 1];
+		if (!same_addr(&x->k, k))
 			continue;
-		int mine = same_addr(&x->k, k);
-		*n += (unsigned)mine;
-		if ((same && !mine) || now_ms - x->last_ms < g->c.live_ms)
-			continue;
-		if (!best || x->last_ms < best->last_ms)
+		++*n;
+		if (now_ms - x->last_ms >= g->c.live_ms && (!best || x->last_ms < best->last_ms))
 			best = x;
 	}
 	return best;
+}
+
+/*
+ * The source silent the longest of all, if it has been silent for
+ * live_ms; else NULL. A full table of live sources is walked once: until
+ * the oldest of them could turn stale, none can, and newcomers are
+ * refused without a walk.
+ */
+static struct gate_entry *stalest(struct udp_gate *g, uint64_t now_ms)
+{
+	if (now_ms < g->none_stale_until)
+		return NULL;
+	struct gate_entry *oldest = NULL;
+	for (unsigned i = 0; i < g->c.max_sources; i++) {
+		struct gate_entry *x = &g->e[i];
+		if (x->used && (!oldest || x->last_ms < oldest->last_ms))
+			oldest = x;
+	}
+	if (oldest && now_ms - oldest->last_ms >= g->c.live_ms)
+		return oldest;
+	/* activity only moves last_ms later, and a newcomer starts at now: a safe bound */
+	g->none_stale_until = oldest ? oldest->last_ms + g->c.live_ms : 0;
+	return NULL;
 }
 
 static void ack(struct udp_gate_result *r, size_t n, const struct net_hello *h, unsigned status, uint64_t cookie)
@@ -217,7 +242,7 @@ static void admit(struct udp_gate *g, const struct gate_key *k, const struct net
 	struct gate_entry *x = find(g, k);
 	if (!x) {
 		unsigned from_addr;
-		struct gate_entry *old = stalest(g, k, 1, now_ms, &from_addr);
+		struct gate_entry *old = stalest_of_addr(g, k, now_ms, &from_addr);
 		if (from_addr >= g->c.max_per_addr) {
 			if (!old) {
 				r->bad = 1;
@@ -230,7 +255,7 @@ static void admit(struct udp_gate *g, const struct gate_key *k, const struct net
 			snprintf(r->why, sizeof r->why, "took the place of a udp client from the same address, silent for %" PRIu64 " ms",
 				 now_ms - old->last_ms);
 		} else if (g->count >= g->c.max_sources) {
-			old = stalest(g, k, 0, now_ms, &from_addr);
+			old = stalest(g, now_ms);
 			if (!old) {
 				r->bad = 1;
 				snprintf(r->why, sizeof r->why, "refused: %u udp clients, the limit, all active", g->c.max_sources);
