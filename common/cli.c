@@ -217,6 +217,10 @@ int cli_parse_sizes(const char *s, uint64_t *out, size_t max, size_t *n)
 		int rc = cli_parse_size(tok, &out[*n]);
 		if (rc)
 			return rc;
+		/* the same size twice would be measured twice, as if it were two: a typo, most likely */
+		for (size_t i = 0; i < *n; i++)
+			if (out[i] == out[*n])
+				return -EEXIST;
 		(*n)++;
 	}
 	return 0;

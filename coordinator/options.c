@@ -1,5 +1,6 @@
 /* options.c - the options measure, sweep and predict share */
 #include "coordinator/options.h"
+#include "common/safetext.h"
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -127,6 +128,12 @@ static const struct opts_extra common[] = {
 	{ NULL, 0, 0 },
 };
 
+/* a file to write: not empty, and no control character (a plot's name goes into a gnuplot script) */
+static int file_name(const char *v)
+{
+	return *v && safetext_printable(v) ? 0 : -1;
+}
+
 static int common_opt(struct opts *m, int id, const char *v)
 {
 	uint64_t u;
@@ -176,13 +183,13 @@ static int common_opt(struct opts *m, int id, const char *v)
 		return cli_parse_duration_ns(v, &m->clock_res_ns) || m->clock_res_ns == 0 ? -1 : 0;
 	case O_CSV:
 		m->csv = v;
-		return 0;
+		return file_name(v);
 	case O_PLOT:
 		m->plot = v;
-		return 0;
+		return file_name(v);
 	case O_STORE:
 		m->store = v;
-		return 0;
+		return file_name(v);
 	case O_JSON:
 		m->json = 1;
 		return 0;
@@ -224,6 +231,10 @@ static const char *hint(int id)
 	case O_LEAD_OUT:
 	case O_CLOCK_RES:
 		return " (a positive duration, e.g. 500ms)";
+	case O_CSV:
+	case O_PLOT:
+	case O_STORE:
+		return " (a file name, not empty, without control characters)";
 	default:
 		return "";
 	}

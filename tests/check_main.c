@@ -32,6 +32,12 @@ int main(void)
 		pin_suite,
 		vec_suite,
 		dclock_suite,
+		outfile_suite,
+		safetext_suite,
+		csvout_suite,
+		plot_suite,
+		ticksfile_suite,
+		peer_suite,
 	};
 	/*
 	 * Hermetic: no test reads or writes the user's calibration store;

@@ -25,6 +25,12 @@ Suite *series_suite(void);
 Suite *pin_suite(void);
 Suite *vec_suite(void);
 Suite *dclock_suite(void);
+Suite *outfile_suite(void);
+Suite *safetext_suite(void);
+Suite *csvout_suite(void);
+Suite *plot_suite(void);
+Suite *ticksfile_suite(void);
+Suite *peer_suite(void);
 
 /*
  * A local peer for the socket tests, 'put serve --listen ADDR --unix
