@@ -7,6 +7,8 @@
 #   make install PREFIX=/usr/local DESTDIR=
 #   make SANITIZE=address,undefined check    sanitized build in build/san/
 #   make DEVELOPER=1     warnings are errors
+#   make fuzz            every libFuzzer harness in fuzz/, FUZZ_TIME s each
+#   make fuzz-NAME       one of them (fuzz/fuzz_NAME.c)
 #
 # Missing Debian packages are installed by .ci/deps (as root) before the
 # first build, or it prints the apt-get line to run.
@@ -99,7 +101,7 @@ RPC_OBJ    := $(if $(wildcard $(RPC_X)),$(OUT)/obj/gen/displace_rpc_xdr.o \
 PROGS := $(BIN)/displace $(BIN)/fluid $(if $(PUT_SRC),$(BIN)/put,)
 TESTBIN := $(OUT)/check_displace
 
-.PHONY: all check run install uninstall clean distclean help unit e2e
+.PHONY: all check run install uninstall clean distclean help unit e2e fuzz fuzz-build fuzz-names
 all: $(PROGS)
 
 $(BIN)/displace: $(OUT)/obj/coordinator/main.o $(COORD_OBJ) $(CALIB_OBJ) $(COMMON_OBJ) $(FLUIDARG_OBJ) $(PUT_OBJ) $(RPC_OBJ) $(KERNEL_OBJ)
@@ -162,6 +164,52 @@ unit: $(PROGS) $(TESTBIN)
 
 e2e: $(PROGS)
 	DISPLACE_BIN=$(BIN) sh tests/cli.sh
+
+# --- fuzzing -----------------------------------------------------------------
+# One libFuzzer harness per parser: fuzz/fuzz_NAME.c, its seeds in
+# fuzz/corpus/NAME/. Adding one is that file and its name here. Built with
+# clang (.ci/deps fuzz installs it) with ASan and UBSan; the library code
+# comes from one archive, so a harness links only what it calls. New
+# inputs found go to build/fuzz/corpus/NAME/, never into the committed seeds.
+FUZZ_NAMES := store ticks reportline cli
+FUZZ_TIME  ?= 180
+FUZZ_CC    ?= clang
+FUZZ_OUT   := build/fuzz
+FUZZ_CFLAGS := -std=gnu11 -O1 -g -D_GNU_SOURCE -I. -fno-omit-frame-pointer \
+               -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_LIB_SRC := $(CALIB_SRC) $(COMMON_SRC) put/net.c
+FUZZ_LIB   := $(FUZZ_OUT)/libfuzz.a
+FUZZ_STAMP := $(FUZZ_OUT)/deps.stamp
+
+$(FUZZ_STAMP): .ci/deps
+	@./.ci/deps fuzz
+	@mkdir -p $(@D)
+	@touch $@
+
+$(FUZZ_OUT)/obj/%.o: %.c $(FUZZ_STAMP)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+$(FUZZ_LIB): $(patsubst %.c,$(FUZZ_OUT)/obj/%.o,$(FUZZ_LIB_SRC))
+	rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_OUT)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_LIB) $(FUZZ_STAMP)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) -lcsv -lm
+
+fuzz-build: $(addprefix $(FUZZ_OUT)/fuzz_,$(FUZZ_NAMES))
+
+fuzz-names:
+	@echo $(FUZZ_NAMES)
+
+# fuzz-NAME: FUZZ_TIME seconds of one harness, from its committed seeds
+fuzz-%: $(FUZZ_OUT)/fuzz_%
+	@mkdir -p $(FUZZ_OUT)/corpus/$*
+	$(FUZZ_OUT)/fuzz_$* -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	  $(FUZZ_OUT)/corpus/$* fuzz/corpus/$*
+
+# one after another: two at once would crowd a small host
+fuzz: fuzz-build
+	@for n in $(FUZZ_NAMES); do $(MAKE) --no-print-directory fuzz-$$n || exit 1; done
 
 # --- the main job ------------------------------------------------------------
 # calibrate, then the send cost of tcp by size with the built-in peer:

@@ -307,6 +307,28 @@ static void fmt_exact(char *buf, size_t len, double x)
 	}
 }
 
+int calib_store_write(FILE *f, const struct calib_store *st)
+{
+	int rc = fputs(CALIB_STORE_HEADER "\n", f) == EOF ? -EIO : 0;
+	for (size_t i = 0; !rc && i < st->n; i++) {
+		const struct calib_row *r = &st->rows[i];
+		char cpu[16], tau[32], ci[32], cv[32], tau0[32], reps[16], secs[32], quiet[4];
+		snprintf(cpu, sizeof cpu, "%d", r->cpu);
+		fmt_exact(tau, sizeof tau, r->tau_f_ns);
+		fmt_exact(ci, sizeof ci, r->ci95_ns);
+		fmt_exact(cv, sizeof cv, r->cv);
+		fmt_exact(tau0, sizeof tau0, r->tau0_ns);
+		snprintf(reps, sizeof reps, "%u", r->reps);
+		fmt_exact(secs, sizeof secs, r->seconds);
+		snprintf(quiet, sizeof quiet, "%d", r->quiet);
+		const char *fields[CALIB_STORE_FIELDS] = { r->host, r->kernel, r->cpu_model, cpu,  r->variant,
+							   r->sched, tau,	  ci,	     cv,   tau0,
+							   reps,     secs,	  quiet,     r->verdict, r->date };
+		rc = csvio_write_row(f, fields, CALIB_STORE_FIELDS);
+	}
+	return rc;
+}
+
 int calib_store_save(const char *path, const struct calib_store *st, int flags, char *why, size_t whylen)
 {
 	why[0] = '\0';
@@ -331,23 +353,7 @@ int calib_store_save(const char *path, const struct calib_store *st, int flags, 
 		outfile_abort(&o);
 		return rc;
 	}
-	rc = fputs(CALIB_STORE_HEADER "\n", f) == EOF ? -EIO : 0;
-	for (size_t i = 0; !rc && i < st->n; i++) {
-		const struct calib_row *r = &st->rows[i];
-		char cpu[16], tau[32], ci[32], cv[32], tau0[32], reps[16], secs[32], quiet[4];
-		snprintf(cpu, sizeof cpu, "%d", r->cpu);
-		fmt_exact(tau, sizeof tau, r->tau_f_ns);
-		fmt_exact(ci, sizeof ci, r->ci95_ns);
-		fmt_exact(cv, sizeof cv, r->cv);
-		fmt_exact(tau0, sizeof tau0, r->tau0_ns);
-		snprintf(reps, sizeof reps, "%u", r->reps);
-		fmt_exact(secs, sizeof secs, r->seconds);
-		snprintf(quiet, sizeof quiet, "%d", r->quiet);
-		const char *fields[CALIB_STORE_FIELDS] = { r->host, r->kernel, r->cpu_model, cpu,  r->variant,
-							   r->sched, tau,	  ci,	     cv,   tau0,
-							   reps,     secs,	  quiet,     r->verdict, r->date };
-		rc = csvio_write_row(f, fields, CALIB_STORE_FIELDS);
-	}
+	rc = calib_store_write(f, st);
 	if (fclose(f) && !rc)
 		rc = -EIO;
 	if (rc)

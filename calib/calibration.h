@@ -69,6 +69,8 @@ int calib_store_check(const char *path, int flags);
  * must pass calib_row_check (-EINVAL, with the row and why). 0 or -errno.
  */
 int calib_store_save(const char *path, const struct calib_store *st, int flags, char *why, size_t whylen);
+/* calib_store_write - the store's text (header and rows, as calib_store_save writes them) to f; 0 or -EIO */
+int calib_store_write(FILE *f, const struct calib_store *st);
 /* calib_store_put - add a row, replacing the one for the same host, cpu, variant and class */
 int calib_store_put(struct calib_store *st, const struct calib_row *row);
 /* calib_store_find - the row for host, cpu, variant and class, or NULL */

@@ -146,10 +146,11 @@ int cli_parse_duration_ns(const char *s, uint64_t *ns)
 	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
 		if (strcmp(e, units[i].unit))
 			continue;
-		double x = v * units[i].ns;
+		double x = v * units[i].ns + 0.5;
+		/* below 2^64, so the conversion is exact; llround would overflow its long long above 2^63 */
 		if (x >= 1.8e19)
 			return -ERANGE;
-		*ns = (uint64_t)llround(x);
+		*ns = (uint64_t)x;
 		return 0;
 	}
 	return -EINVAL;

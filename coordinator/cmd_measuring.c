@@ -164,10 +164,18 @@ int measuring_plot(const char *svg_path, const char *title, const char *xlabel, 
 	return rc < 0 ? -1 : 0;
 }
 
-/* the signal that stopped the runs, as "SIGTERM" */
+/* the signal that stopped the runs (SIGINT, SIGTERM, SIGHUP), or 0 */
+static int stop_signal(const struct session *s)
+{
+	if (s->interrupted)
+		return s->interrupted;
+	return s->env && s->env->interrupted ? (s->env->signal ? s->env->signal : SIGINT) : 0;
+}
+
+/* that signal, as "SIGTERM" */
 static const char *signal_name(const struct session *s)
 {
-	int sig = s->interrupted ? s->interrupted : s->env ? s->env->signal : 0;
+	int sig = stop_signal(s);
 	const char *n = sig ? sigabbrev_np(sig) : NULL;
 	static char buf[16];
 	if (!n)
@@ -210,14 +218,15 @@ int measuring_stopped(struct session *s, int rc, int have_result)
 
 int measuring_output(const struct session *s, json_t *o)
 {
+	int sig = stop_signal(s);
 	if (o) {
-		json_object_set_new(o, "interrupted", json_boolean(s->interrupted));
-		if (s->interrupted)
+		json_object_set_new(o, "interrupted", json_boolean(sig));
+		if (sig)
 			json_object_set_new(o, "interrupted_by", json_string(signal_name(s)));
 		json_object_set_new(o, "context", context_json(&s->ctx));
 		return jout_print(o);
 	}
-	if (s->interrupted)
+	if (sig)
 		printf("  INTERRUPTED by %s: a partial result, of the runs measured before it\n", signal_name(s));
 	return fflush(stdout) ? -EIO : 0;
 }

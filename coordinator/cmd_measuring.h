@@ -69,10 +69,12 @@ int measuring_fail(const struct session *s, int rc);
  */
 int measuring_stopped(struct session *s, int rc, int have_result);
 /*
- * measuring_output - the end of a command's result. With --json, o gets
- * "interrupted" (and "interrupted_by", the signal, when s->interrupted)
- * and "context", and is printed; without, o is NULL and an interrupted
- * result gets a last line saying that it is partial. 0 or -EIO.
+ * measuring_output - the end of a command's result, the one call a command
+ * needs for an interruption to show: with --json, o gets "interrupted"
+ * (and "interrupted_by", the signal, when SIGINT, SIGTERM or SIGHUP
+ * stopped the runs) and "context", and is printed; without, o is NULL
+ * and an interrupted result gets a last line saying that it is partial.
+ * 0 or -EIO.
  */
 int measuring_output(const struct session *s, json_t *o);
 

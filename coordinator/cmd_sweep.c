@@ -49,8 +49,9 @@ static void usage(FILE *f)
 	fputs("\n", f);
 	opts_help_output(f, "sweep",
 			  "  --plot FILE.svg      cost against size: displacement with CI bars, lines\n"
-			  "                       for the OS sources (gnuplot; without it the .gp\n"
-			  "                       script and .dat data are written)\n");
+			  "                       for the OS sources, through gnuplot; FILE.gp and\n"
+			  "                       FILE.dat are written beside it (render elsewhere\n"
+			  "                       with: gnuplot FILE.gp > FILE.svg)\n");
 	fputs("\n"
 	      "Example:\n"
 	      "  displace sweep tcp --sizes 1000:8000:1000 --csv results.csv --plot results.svg\n"

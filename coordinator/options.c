@@ -21,7 +21,9 @@ const char opts_help_placement[] =
 	"                       workloads' own --peer defaults do not apply\n"
 	"  --peer-cpu N|same    the local peer's CPU (default: another CPU, not the\n"
 	"                       measured CPU's SMT sibling); same puts it on the\n"
-	"                       measured CPU, so its work is in the displacement\n";
+	"                       measured CPU, so its work is in the displacement.\n"
+	"                       Not with --peer, and neither is for a workload\n"
+	"                       without a peer\n";
 
 /*
  * --ops, --reps, --precision, the fit and --csv mean a little different
@@ -85,6 +87,7 @@ void opts_help_output(FILE *f, const char *cmd, const char *more)
 			"  --csv FILE           append one row per run and a summary row%s\n"
 			"                       (header in README.md), each flushed as it is measured\n",
 			strcmp(cmd, "sweep") ? "" : " per size");
+	fputs("                       (never through a symbolic link; a regular file only)\n", f);
 	if (more)
 		fputs(more, f);
 	fputs("  --json               print JSON instead of the human report\n"
@@ -93,6 +96,11 @@ void opts_help_output(FILE *f, const char *cmd, const char *more)
 	      "                       outliers, noisy host)\n"
 	      "  -h, --help           this help\n",
 	      f);
+	if (strcmp(cmd, "predict"))
+		fputs("\nSIGINT, SIGTERM or SIGHUP stops the runs: the summary of those measured so\n"
+		      "far is printed, marked interrupted (JSON: \"interrupted\": true), and the\n"
+		      "exit status is 1.\n",
+		      f);
 }
 
 enum {
