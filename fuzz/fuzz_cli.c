@@ -7,6 +7,7 @@
  * in its range, a duration is the number times its unit.
  */
 #include "common/cli.h"
+#include "fuzz/fuzz.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,32 +16,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(c)                                                                                  \
-	do {                                                                                      \
-		if (!(c)) {                                                                       \
-			fprintf(stderr, "fuzz_cli: %s:%d: %s\n", __FILE__, __LINE__, #c);        \
-			abort();                                                                  \
-		}                                                                                 \
-	} while (0)
-
 static void cpulist(const char *s)
 {
 	static const struct cli_cpus online = { .n = 4, .cpu = { 0, 1, 2, 3 } };
 	static struct cli_cpus a, b;
 	if (cli_parse_cpulist(s, &online, &a))
 		return;
-	CHECK(a.n > 0 && a.n <= CLI_MAX_CPUS);
+	FUZZ_CHECK(a.n > 0 && a.n <= CLI_MAX_CPUS);
 	for (int i = 0; i < a.n; i++) {
-		CHECK(a.cpu[i] >= 0 && a.cpu[i] < CLI_MAX_CPUS);
-		CHECK(i == 0 || a.cpu[i - 1] < a.cpu[i]);
-		CHECK(cli_cpus_contains(&a, a.cpu[i]));
+		FUZZ_CHECK(a.cpu[i] >= 0 && a.cpu[i] < CLI_MAX_CPUS);
+		FUZZ_CHECK(i == 0 || a.cpu[i - 1] < a.cpu[i]);
+		FUZZ_CHECK(cli_cpus_contains(&a, a.cpu[i]));
 	}
 	static char text[8 * CLI_MAX_CPUS];
 	cli_format_cpulist(&a, text, sizeof text);
-	CHECK(cli_parse_cpulist(text, NULL, &b) == 0);
-	CHECK(a.n == b.n && !memcmp(a.cpu, b.cpu, (size_t)a.n * sizeof a.cpu[0]));
+	FUZZ_CHECK(cli_parse_cpulist(text, NULL, &b) == 0);
+	FUZZ_CHECK(a.n == b.n && !memcmp(a.cpu, b.cpu, (size_t)a.n * sizeof a.cpu[0]));
 }
 
 /* the number at the start of s, and its unit's ns, as the parser documents them */
@@ -58,7 +49,7 @@ static void duration(const char *s)
 	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
 		if (!strcmp(e, units[i].u))
 			unit = units[i].ns;
-	CHECK(fabs((double)ns - v * unit) <= 1 + 1e-12 * v * unit);
+	FUZZ_CHECK(fabs((double)ns - v * unit) <= 1 + 1e-12 * v * unit);
 }
 
 static void sizes(const char *s)
@@ -66,13 +57,13 @@ static void sizes(const char *s)
 	uint64_t out[16], one;
 	size_t n = 99;
 	int rc = cli_parse_sizes(s, out, 16, &n);
-	CHECK(n <= 16);
+	FUZZ_CHECK(n <= 16);
 	if (rc == -EEXIST)
-		CHECK(n < 16);
+		FUZZ_CHECK(n < 16);
 	if (!rc && !strchr(s, ':'))
 		for (size_t i = 0; i < n; i++)
 			for (size_t k = 0; k < i; k++)
-				CHECK(out[i] != out[k]);
+				FUZZ_CHECK(out[i] != out[k]);
 	cli_parse_size(s, &one);
 }
 
@@ -83,17 +74,17 @@ static void numbers(const char *s)
 	int i;
 	char back[64];
 	if (!cli_parse_percent(s, &f))
-		CHECK(f > 0 && f < 1);
+		FUZZ_CHECK(f > 0 && f < 1);
 	if (!cli_parse_u64(s, 10, 1000000, &u))
-		CHECK(u >= 10 && u <= 1000000);
+		FUZZ_CHECK(u >= 10 && u <= 1000000);
 	if (!cli_parse_int(s, -1000, 1000, &i)) {
-		CHECK(i >= -1000 && i <= 1000);
+		FUZZ_CHECK(i >= -1000 && i <= 1000);
 		snprintf(back, sizeof back, "%d", i);
 		int j;
-		CHECK(cli_parse_int(back, -1000, 1000, &j) == 0 && i == j);
+		FUZZ_CHECK(cli_parse_int(back, -1000, 1000, &j) == 0 && i == j);
 	}
 	if (!cli_parse_double(s, -1e7, 1e7, &f))
-		CHECK(isfinite(f) && f >= -1e7 && f <= 1e7);
+		FUZZ_CHECK(isfinite(f) && f >= -1e7 && f <= 1e7);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -4,13 +4,12 @@
  * which the coordinator reads back, and what a fluid report says.
  */
 #include "calib/reportline.h"
+#include "fuzz/fuzz.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

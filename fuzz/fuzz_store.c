@@ -5,22 +5,13 @@
  * as the same rows: the store never holds what it would refuse to read.
  */
 #include "calib/calibration.h"
+#include "fuzz/fuzz.h"
 
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(c)                                                                                  \
-	do {                                                                                      \
-		if (!(c)) {                                                                       \
-			fprintf(stderr, "fuzz_store: %s:%d: %s\n", __FILE__, __LINE__, #c);      \
-			abort();                                                                  \
-		}                                                                                 \
-	} while (0)
 
 static int same_row(const struct calib_row *a, const struct calib_row *b)
 {
@@ -33,9 +24,7 @@ static int same_row(const struct calib_row *a, const struct calib_row *b)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size == 0)
-		return 0;
-	FILE *f = fmemopen((void *)data, size, "r");
+	FILE *f = fuzz_stream(data, size);
 	if (!f)
 		return 0;
 	struct calib_store st, back;
@@ -44,26 +33,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = calib_store_read(f, &st, &line, err, sizeof err);
 	fclose(f);
 	if (rc) {
-		CHECK(st.n == 0 && st.rows == NULL);
-		CHECK(err[0] != '\0' || rc != -EBADMSG);
+		FUZZ_CHECK(st.n == 0 && st.rows == NULL);
+		FUZZ_CHECK(err[0] != '\0' || rc != -EBADMSG);
 		return 0;
 	}
 	for (size_t i = 0; i < st.n; i++)
-		CHECK(calib_row_check(&st.rows[i], err, sizeof err) == 0);
+		FUZZ_CHECK(calib_row_check(&st.rows[i], err, sizeof err) == 0);
 	char *text = NULL;
 	size_t len = 0;
 	FILE *w = open_memstream(&text, &len);
-	CHECK(w && calib_store_write(w, &st) == 0);
+	FUZZ_CHECK(w && calib_store_write(w, &st) == 0);
 	fclose(w);
 	FILE *r = fmemopen(text, len, "r");
-	CHECK(r);
+	FUZZ_CHECK(r);
 	rc = calib_store_read(r, &back, &line, err, sizeof err);
 	fclose(r);
 	if (rc)
 		fprintf(stderr, "fuzz_store: written store refused at line %lu: %s\n%s", line, err, text);
-	CHECK(rc == 0 && back.n == st.n);
+	FUZZ_CHECK(rc == 0 && back.n == st.n);
 	for (size_t i = 0; i < st.n; i++)
-		CHECK(same_row(&st.rows[i], &back.rows[i]));
+		FUZZ_CHECK(same_row(&st.rows[i], &back.rows[i]));
 	free(text);
 	calib_store_free(&back);
 	calib_store_free(&st);

@@ -6,26 +6,15 @@
  */
 #include "calib/slowclock.h"
 #include "calib/ticksfile.h"
+#include "fuzz/fuzz.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(c)                                                                                  \
-	do {                                                                                      \
-		if (!(c)) {                                                                       \
-			fprintf(stderr, "fuzz_ticks: %s:%d: %s\n", __FILE__, __LINE__, #c);      \
-			abort();                                                                  \
-		}                                                                                 \
-	} while (0)
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size == 0)
-		return 0;
-	FILE *f = fmemopen((void *)data, size, "r");
+	FILE *f = fuzz_stream(data, size);
 	if (!f)
 		return 0;
 	struct ticksfile tf;
@@ -33,13 +22,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = ticksfile_read_stream(f, &tf, &line);
 	fclose(f);
 	if (rc) {
-		CHECK(tf.ncol == 0 && tf.count == NULL);
+		FUZZ_CHECK(tf.ncol == 0 && tf.count == NULL);
 		return 0;
 	}
-	CHECK(tf.nrows == 0 || tf.cap >= tf.nrows * tf.ncol);
+	FUZZ_CHECK(tf.nrows == 0 || tf.cap >= tf.nrows * tf.ncol);
 	/* each count took at least two bytes of input ("0,"), bar the last */
-	CHECK(tf.nrows * tf.ncol <= size / 2 + 1);
-	CHECK(tf.cap <= 2 * tf.nrows * tf.ncol + 16);
+	FUZZ_CHECK(tf.nrows * tf.ncol <= size / 2 + 1);
+	FUZZ_CHECK(tf.cap <= 2 * tf.nrows * tf.ncol + 16);
 	uint64_t *col = tf.nrows ? malloc(tf.nrows * sizeof *col) : NULL;
 	for (size_t i = 0; col && i < tf.ncol; i++) {
 		struct slowclock_ticks t;

@@ -230,6 +230,16 @@ static void make_tag(char *tag, size_t len)
 	putenv(tag);
 }
 
+/* a run stopped from outside: its output read into out, exit status 1, and no child of it left */
+static void reap_stopped_run(pid_t pid, int in, int outfd, const char *tag)
+{
+	tu_read_all(outfd, out, sizeof out);
+	close(outfd);
+	close(in);
+	ck_assert_int_eq(tu_wait(pid), 1);
+	ck_assert_int_eq(wait_untagged(tag), 0);
+}
+
 START_TEST(test_measure_sigint_leaves_no_child)
 {
 	static char tag[96];
@@ -248,11 +258,7 @@ START_TEST(test_measure_sigint_leaves_no_child)
 	usleep(1500000);
 	ck_assert_int_ge(tagged(tag), 2);
 	kill(pid, SIGINT);
-	tu_read_all(outfd, out, sizeof out);
-	close(outfd);
-	close(in);
-	ck_assert_int_eq(tu_wait(pid), 1);
-	ck_assert_int_eq(wait_untagged(tag), 0);
+	reap_stopped_run(pid, in, outfd, tag);
 	/* the rows measured before the interrupt stay in the CSV */
 	FILE *f = fopen(csv, "r");
 	ck_assert_ptr_nonnull(f);
@@ -311,11 +317,7 @@ static void fluid_stopped_from_outside(int sig)
 	}
 	ck_assert_int_gt(victim, 0);
 	kill(victim, sig);
-	tu_read_all(outfd, out, sizeof out);
-	close(outfd);
-	close(in);
-	ck_assert_int_eq(tu_wait(pid), 1);
-	ck_assert_int_eq(wait_untagged(tag), 0);
+	reap_stopped_run(pid, in, outfd, tag);
 }
 
 START_TEST(test_measure_killed_fluid_stops_cleanly)
@@ -387,13 +389,6 @@ START_TEST(test_measure_refuses_contradictions_before_running)
 }
 END_TEST
 
-static int lines_of(const char *path)
-{
-	char text[1 << 16];
-	long n = tu_read_file(path, text, sizeof text);
-	return n > 0 ? tu_count_lines(text, "") : 0;
-}
-
 /*
  * Start argv (which writes its run rows to csv), wait for two rows, stop
  * it with sig: it must print what it measured, marked interrupted, and
@@ -404,15 +399,11 @@ static void interrupt_after_two_runs(char **argv, const char *csv, int sig, cons
 	int in, outfd;
 	pid_t pid = tu_start(argv, &in, &outfd);
 	ck_assert_int_gt(pid, 0);
-	for (int i = 0; i < 600 && lines_of(csv) < 3; i++)
+	for (int i = 0; i < 600 && tu_file_lines(csv) < 3; i++)
 		usleep(100000);
-	ck_assert_int_ge(lines_of(csv), 3);
+	ck_assert_int_ge(tu_file_lines(csv), 3);
 	kill(pid, sig);
-	tu_read_all(outfd, out, sizeof out);
-	close(outfd);
-	close(in);
-	ck_assert_int_eq(tu_wait(pid), 1);
-	ck_assert_int_eq(wait_untagged(tag), 0);
+	reap_stopped_run(pid, in, outfd, tag);
 }
 
 /*

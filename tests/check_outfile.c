@@ -32,27 +32,20 @@ static void assert_content(const char *path, const char *want)
 	ck_assert_str_eq(buf, want);
 }
 
-/* a fresh directory for one test, under the scratch directory */
+/* a fresh directory for one test, under the scratch directory; its files are tu_scratch_path("name/file") */
 static const char *dir_for(const char *name)
 {
-	const char *d = tu_scratch_path(name);
+	static char d[256];
+	snprintf(d, sizeof d, "%s", tu_scratch_path(name));
 	ck_assert_int_eq(mkdir(d, 0755), 0);
 	return d;
-}
-
-static const char *in(const char *dir, const char *name)
-{
-	static char buf[4][512];
-	static int k;
-	char *b = buf[k++ % 4];
-	snprintf(b, sizeof buf[0], "%s/%s", dir, name);
-	return b;
 }
 
 START_TEST(test_outfile_replaces_the_file_whole_by_rename)
 {
 	const char *d = dir_for("whole");
-	const char *path = in(d, "f.txt");
+	char path[512];
+	snprintf(path, sizeof path, "%s", tu_scratch_path("whole/f.txt"));
 	ck_assert_int_eq(tu_write_file(path, "old\n", 4), 0);
 	struct stat before, after;
 	ck_assert_int_eq(stat(path, &before), 0);
@@ -68,10 +61,10 @@ START_TEST(test_outfile_replaces_the_file_whole_by_rename)
 	ck_assert_int_eq(entries(d), 1);
 	/* as open(2) would make it: 0666 less the umask */
 	mode_t mask = umask(022);
-	ck_assert_int_eq(outfile_write(in(d, "g.txt"), "x", 1), 0);
+	ck_assert_int_eq(outfile_write(tu_scratch_path("whole/g.txt"), "x", 1), 0);
 	umask(mask);
 	struct stat st;
-	ck_assert_int_eq(stat(in(d, "g.txt"), &st), 0);
+	ck_assert_int_eq(stat(tu_scratch_path("whole/g.txt"), &st), 0);
 	ck_assert_int_eq(st.st_mode & 0777, 0644);
 
 	/* an abort leaves the old file as it was, and nothing beside it */
@@ -87,7 +80,9 @@ END_TEST
 START_TEST(test_outfile_never_writes_through_a_planted_symlink)
 {
 	const char *d = dir_for("planted");
-	const char *victim = in(d, "victim"), *link = in(d, "results.csv");
+	char victim[512], link[512];
+	snprintf(victim, sizeof victim, "%s", tu_scratch_path("planted/victim"));
+	snprintf(link, sizeof link, "%s", tu_scratch_path("planted/results.csv"));
 	ck_assert_int_eq(tu_write_file(victim, "precious\n", 9), 0);
 	ck_assert_int_eq(symlink(victim, link), 0);
 	struct outfile o;
@@ -99,7 +94,9 @@ START_TEST(test_outfile_never_writes_through_a_planted_symlink)
 	ck_assert_int_eq(outfile_write(link, "pwned\n", 6), -ELOOP);
 	assert_content(victim, "precious\n");
 	/* a dangling symlink: nothing may be created at its target either */
-	const char *dangling = in(d, "dangling"), *target = in(d, "target");
+	char dangling[512], target[512];
+	snprintf(dangling, sizeof dangling, "%s", tu_scratch_path("planted/dangling"));
+	snprintf(target, sizeof target, "%s", tu_scratch_path("planted/target"));
 	ck_assert_int_eq(symlink(target, dangling), 0);
 	ck_assert_int_eq(outfile_append(&o, dangling, &created), -ELOOP);
 	ck_assert_int_eq(outfile_create(&o, dangling), -ELOOP);
@@ -111,8 +108,10 @@ END_TEST
 
 START_TEST(test_outfile_refuses_what_is_not_a_regular_file)
 {
-	const char *d = dir_for("special");
-	const char *fifo = in(d, "fifo"), *sub = in(d, "sub");
+	dir_for("special");
+	char fifo[512], sub[512];
+	snprintf(fifo, sizeof fifo, "%s", tu_scratch_path("special/fifo"));
+	snprintf(sub, sizeof sub, "%s", tu_scratch_path("special/sub"));
 	ck_assert_int_eq(mkfifo(fifo, 0644), 0);
 	ck_assert_int_eq(mkdir(sub, 0755), 0);
 	struct outfile o;
@@ -130,8 +129,9 @@ END_TEST
 
 START_TEST(test_outfile_append_keeps_content_and_refuses_second_link)
 {
-	const char *d = dir_for("append");
-	const char *path = in(d, "a.csv");
+	dir_for("append");
+	char path[512];
+	snprintf(path, sizeof path, "%s", tu_scratch_path("append/a.csv"));
 	struct outfile o;
 	int created;
 	ck_assert_int_eq(outfile_append(&o, path, &created), 0);
@@ -145,7 +145,7 @@ START_TEST(test_outfile_append_keeps_content_and_refuses_second_link)
 	outfile_close(&o); /* twice is safe */
 	assert_content(path, "one\ntwo\n");
 	/* a hard link made to someone's file: appending would write into it */
-	ck_assert_int_eq(link(path, in(d, "other")), 0);
+	ck_assert_int_eq(link(path, tu_scratch_path("append/other")), 0);
 	ck_assert_int_eq(outfile_append(&o, path, &created), -EMLINK);
 	assert_content(path, "one\ntwo\n");
 }
@@ -156,11 +156,11 @@ START_TEST(test_outfile_makes_no_directory)
 	const char *d = dir_for("nodir");
 	struct outfile o;
 	int created;
-	ck_assert_int_eq(outfile_create(&o, in(d, "missing/x.csv")), -ENOENT);
-	ck_assert_int_eq(outfile_append(&o, in(d, "missing/x.csv"), &created), -ENOENT);
-	ck_assert_int_eq(outfile_check(in(d, "missing/x.csv")), -ENOENT);
+	ck_assert_int_eq(outfile_create(&o, tu_scratch_path("nodir/missing/x.csv")), -ENOENT);
+	ck_assert_int_eq(outfile_append(&o, tu_scratch_path("nodir/missing/x.csv"), &created), -ENOENT);
+	ck_assert_int_eq(outfile_check(tu_scratch_path("nodir/missing/x.csv")), -ENOENT);
 	ck_assert_int_eq(entries(d), 0);
-	ck_assert_int_eq(outfile_check(in(d, "x.csv")), 0);
+	ck_assert_int_eq(outfile_check(tu_scratch_path("nodir/x.csv")), 0);
 	ck_assert_int_eq(entries(d), 0);
 }
 END_TEST
@@ -169,7 +169,8 @@ END_TEST
 START_TEST(test_outfile_killed_writer_leaves_nothing)
 {
 	const char *d = dir_for("killed");
-	const char *path = in(d, "store.csv");
+	char path[512];
+	snprintf(path, sizeof path, "%s", tu_scratch_path("killed/store.csv"));
 	ck_assert_int_eq(tu_write_file(path, "old\n", 4), 0);
 	pid_t pid = fork();
 	ck_assert_int_ge(pid, 0);

@@ -273,13 +273,6 @@ START_TEST(test_sweep_refuses_contradictions_before_running)
 }
 END_TEST
 
-static int lines_of(const char *path)
-{
-	char text[1 << 16];
-	long n = tu_read_file(path, text, sizeof text);
-	return n > 0 ? tu_count_lines(text, "") : 0;
-}
-
 /* SIGINT after the first round: the sizes measured so far are reported, marked interrupted, exit 1 */
 START_TEST(test_sweep_interrupted_reports_the_sizes_measured)
 {
@@ -290,7 +283,7 @@ START_TEST(test_sweep_interrupted_reports_the_sizes_measured)
 	pid_t pid = tu_start(argv, &in, &outfd);
 	ck_assert_int_gt(pid, 0);
 	/* the header and a pair of one size, or a run of each */
-	for (int i = 0; i < 600 && lines_of(csv) < 4; i++)
+	for (int i = 0; i < 600 && tu_file_lines(csv) < 4; i++)
 		usleep(100000);
 	kill(pid, SIGINT);
 	tu_read_all(outfd, out, sizeof out);
