@@ -29,7 +29,8 @@ static int parse_digits(const char **p, uint64_t *v)
 
 static int cpus_add(struct cli_cpus *set, int cpu)
 {
-	int i = 0;
+	/* a range comes in ascending order: it appends, so "0-1023" costs no more than its length */
+	int i = set->n && set->cpu[set->n - 1] < cpu ? set->n : 0;
 	while (i < set->n && set->cpu[i] < cpu)
 		i++;
 	if (i < set->n && set->cpu[i] == cpu)
