@@ -377,7 +377,7 @@ int cmd_calibrate(int argc, char **argv)
 		json_t *o = json_object();
 		json_object_set_new(o, "context", context_json(&ctx));
 		json_object_set_new(o, "cpus", arr);
-		json_object_set_new(o, "store", save ? json_string(store_path) : json_null());
+		json_object_set_new(o, "store", save ? jout_text(store_path) : json_null());
 		json_object_set_new(o, "seconds_taken", json_real(took_s));
 		jout_print(o);
 	} else {
