@@ -82,7 +82,7 @@ KERNEL_SRC := fluid/spin.c
 
 # The RPC interface: rpcgen writes the header, the XDR routines and the
 # client stubs into $(OUT)/gen at build time (never committed). The server
-# side has its own dispatcher in put/serve_rpc.c, so no _svc.c is generated.
+# side parses calls itself (put/rpc_wire.c), so no _svc.c is generated.
 RPC_X      := put/displace_rpc.x
 RPC_GEN    := $(OUT)/gen/displace_rpc.h $(OUT)/gen/displace_rpc_xdr.c $(OUT)/gen/displace_rpc_clnt.c
 
@@ -102,7 +102,7 @@ RPC_OBJ    := $(if $(wildcard $(RPC_X)),$(OUT)/obj/gen/displace_rpc_xdr.o \
 PROGS := $(BIN)/displace $(BIN)/fluid $(if $(PUT_SRC),$(BIN)/put,)
 TESTBIN := $(OUT)/check_displace
 
-.PHONY: all check run install uninstall clean distclean help unit e2e fuzz fuzz-build fuzz-names
+.PHONY: all check run install uninstall clean distclean help unit e2e fuzz fuzz-build fuzz-names fuzz-rpc-wire
 all: $(PROGS)
 
 $(BIN)/displace: $(OUT)/obj/coordinator/main.o $(COORD_OBJ) $(CALIB_OBJ) $(COMMON_OBJ) $(FLUIDARG_OBJ) $(PUT_OBJ) $(RPC_OBJ) $(KERNEL_OBJ)
@@ -172,13 +172,18 @@ e2e: $(PROGS)
 # clang (.ci/deps fuzz installs it) with ASan and UBSan; the library code
 # comes from one archive, so a harness links only what it calls. New
 # inputs found go to build/fuzz/corpus/NAME/, never into the committed seeds.
-FUZZ_NAMES := store ticks reportline cli
+#   make fuzz-NAME [FUZZ_TIME=S | FUZZ_RUNS=N]   one harness, S seconds or N inputs
+# store, ticks, reportline, cli: the files and command lines displace reads;
+# hello (the peer's hello and udp path) and rpc_wire (its RPC parser, also
+# make fuzz-rpc-wire): what a stranger sends the peer.
+FUZZ_NAMES := store ticks reportline cli hello rpc_wire
 FUZZ_TIME  ?= 180
+FUZZ_RUNS  ?=
 FUZZ_CC    ?= clang
 FUZZ_OUT   := build/fuzz
-FUZZ_CFLAGS := -std=gnu11 -O1 -g -D_GNU_SOURCE -I. -fno-omit-frame-pointer \
+FUZZ_CFLAGS := -std=gnu11 -O1 -g -D_GNU_SOURCE -I. -I$(OUT)/gen $(PKG_CFLAGS) -fno-omit-frame-pointer \
                -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_LIB_SRC := $(CALIB_SRC) $(COMMON_SRC) put/net.c
+FUZZ_LIB_SRC := $(CALIB_SRC) $(COMMON_SRC) put/net.c put/udp_gate.c put/siphash.c put/rpc_wire.c
 FUZZ_LIB   := $(FUZZ_OUT)/libfuzz.a
 FUZZ_STAMP := $(FUZZ_OUT)/deps.stamp
 
@@ -187,7 +192,7 @@ $(FUZZ_STAMP): .ci/deps
 	@mkdir -p $(@D)
 	@touch $@
 
-$(FUZZ_OUT)/obj/%.o: %.c $(FUZZ_STAMP)
+$(FUZZ_OUT)/obj/%.o: %.c $(FUZZ_STAMP) | $(if $(wildcard $(RPC_X)),$(RPC_GEN),)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
@@ -202,11 +207,13 @@ fuzz-build: $(addprefix $(FUZZ_OUT)/fuzz_,$(FUZZ_NAMES))
 fuzz-names:
 	@echo $(FUZZ_NAMES)
 
-# fuzz-NAME: FUZZ_TIME seconds of one harness, from its committed seeds
+# fuzz-NAME: FUZZ_TIME seconds (or FUZZ_RUNS inputs) of one harness, from its committed seeds
 fuzz-%: $(FUZZ_OUT)/fuzz_%
 	@mkdir -p $(FUZZ_OUT)/corpus/$*
-	$(FUZZ_OUT)/fuzz_$* -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-	  $(FUZZ_OUT)/corpus/$* fuzz/corpus/$*
+	$(FUZZ_OUT)/fuzz_$* $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(FUZZ_TIME)) -timeout=10 \
+	  -rss_limit_mb=2048 -print_final_stats=1 $(FUZZ_OUT)/corpus/$* fuzz/corpus/$*
+
+fuzz-rpc-wire: fuzz-rpc_wire
 
 # one after another: two at once would crowd a small host
 fuzz: fuzz-build

@@ -38,6 +38,9 @@ int main(void)
 		plot_suite,
 		ticksfile_suite,
 		peer_suite,
+		siphash_suite,
+		udp_gate_suite,
+		rpc_wire_suite,
 	};
 	/*
 	 * Hermetic: no test reads or writes the user's calibration store;

@@ -31,6 +31,9 @@ Suite *csvout_suite(void);
 Suite *plot_suite(void);
 Suite *ticksfile_suite(void);
 Suite *peer_suite(void);
+Suite *siphash_suite(void);
+Suite *udp_gate_suite(void);
+Suite *rpc_wire_suite(void);
 
 /*
  * A local peer for the socket tests, 'put serve --listen ADDR --unix
