@@ -48,7 +48,9 @@ int measuring_warn_busy(const struct session *s, double share);
 /*
  * measuring_check_truth - what the estimators, the perturbation check and
  * the consistency check say of one summary (label: "" or e.g. "1000 B: "):
- * warnings for what makes the result untrustworthy, and returns 1 then;
+ * warnings for what makes the result untrustworthy (the fluid changed the
+ * PUT's own CPU time by more than MEASURING_MAX_CHANGE_PCT of the result;
+ * held time that may hide device-interrupt work), and returns 1 then;
  * notes for what explains a difference without changing the result.
  */
 #define MEASURING_MAX_CHANGE_PCT 5.0
