@@ -8,6 +8,8 @@
 #   make install PREFIX=/usr/local DESTDIR=
 #   make SANITIZE=address,undefined check    sanitized build in build/san/
 #   make DEVELOPER=1     warnings are errors
+#   make fuzz            every libFuzzer harness in fuzz/, FUZZ_TIME s each
+#   make fuzz-NAME       one of them (fuzz/fuzz_NAME.c)
 #
 # Missing Debian packages are installed by .ci/deps (as root) before the
 # first build, or it prints the apt-get line to run.
@@ -100,7 +102,7 @@ RPC_OBJ    := $(if $(wildcard $(RPC_X)),$(OUT)/obj/gen/displace_rpc_xdr.o \
 PROGS := $(BIN)/displace $(BIN)/fluid $(if $(PUT_SRC),$(BIN)/put,)
 TESTBIN := $(OUT)/check_displace
 
-.PHONY: all check run install uninstall clean distclean help unit e2e
+.PHONY: all check run install uninstall clean distclean help unit e2e fuzz fuzz-build fuzz-names fuzz-rpc-wire
 all: $(PROGS)
 
 $(BIN)/displace: $(OUT)/obj/coordinator/main.o $(COORD_OBJ) $(CALIB_OBJ) $(COMMON_OBJ) $(FLUIDARG_OBJ) $(PUT_OBJ) $(RPC_OBJ) $(KERNEL_OBJ)
@@ -164,37 +166,58 @@ unit: $(PROGS) $(TESTBIN)
 e2e: $(PROGS)
 	DISPLACE_BIN=$(BIN) sh tests/cli.sh
 
-# --- fuzz-hello: the peer's hello, its udp path and its RPC parser -----------
-# libFuzzer with clang (Debian: clang, libclang-rt-14-dev). Self-contained:
-# each harness links only the files it fuzzes. New inputs go to
-# build/fuzz/corpus-*; the committed seeds in fuzz/corpus/ are only read.
-#   make fuzz-hello [FUZZ_HELLO_RUNS=N]     fuzz/fuzz_hello.c: net_hello_decode,
-#                                           net_hello_check, udp_gate_datagram
-#   make fuzz-rpc-wire [FUZZ_HELLO_RUNS=N]  fuzz/fuzz_rpc_wire.c: rpc_wire_feed
-FUZZ_CC         ?= clang
-FUZZ_HELLO_RUNS ?= 1100000
-FUZZ_HELLO_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -I. -I$(OUT)/gen $(PKG_CFLAGS) $(WARN) \
-                     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_HELLO_SRC  := fuzz/fuzz_hello.c put/net.c put/udp_gate.c put/siphash.c common/cli.c
-FUZZ_RPC_SRC    := fuzz/fuzz_rpc_wire.c put/rpc_wire.c
+# --- fuzzing -----------------------------------------------------------------
+# One libFuzzer harness per parser: fuzz/fuzz_NAME.c, its seeds in
+# fuzz/corpus/NAME/. Adding one is that file and its name here. Built with
+# clang (.ci/deps fuzz installs it) with ASan and UBSan; the library code
+# comes from one archive, so a harness links only what it calls. New
+# inputs found go to build/fuzz/corpus/NAME/, never into the committed seeds.
+#   make fuzz-NAME [FUZZ_TIME=S | FUZZ_RUNS=N]   one harness, S seconds or N inputs
+# store, ticks, reportline, cli: the files and command lines displace reads;
+# hello (the peer's hello and udp path) and rpc_wire (its RPC parser, also
+# make fuzz-rpc-wire): what a stranger sends the peer.
+FUZZ_NAMES := store ticks reportline cli hello rpc_wire
+FUZZ_TIME  ?= 180
+FUZZ_RUNS  ?=
+FUZZ_CC    ?= clang
+FUZZ_OUT   := build/fuzz
+FUZZ_CFLAGS := -std=gnu11 -O1 -g -D_GNU_SOURCE -I. -I$(OUT)/gen $(PKG_CFLAGS) -fno-omit-frame-pointer \
+               -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_LIB_SRC := $(CALIB_SRC) $(COMMON_SRC) put/net.c put/udp_gate.c put/siphash.c put/rpc_wire.c
+FUZZ_LIB   := $(FUZZ_OUT)/libfuzz.a
+FUZZ_STAMP := $(FUZZ_OUT)/deps.stamp
 
-.PHONY: fuzz-hello fuzz-rpc-wire
-build/fuzz/fuzz_hello: $(FUZZ_HELLO_SRC) put/net.h put/udp_gate.h put/siphash.h common/cli.h $(CONFIG)
+$(FUZZ_STAMP): .ci/deps
+	@./.ci/deps fuzz
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_HELLO_CFLAGS) -o $@ $(FUZZ_HELLO_SRC) -lm
+	@touch $@
 
-build/fuzz/fuzz_rpc_wire: $(FUZZ_RPC_SRC) put/rpc_wire.h $(OUT)/gen/displace_rpc.h $(CONFIG)
+$(FUZZ_OUT)/obj/%.o: %.c $(FUZZ_STAMP) | $(if $(wildcard $(RPC_X)),$(RPC_GEN),)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_HELLO_CFLAGS) -o $@ $(FUZZ_RPC_SRC)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
-fuzz-hello: build/fuzz/fuzz_hello
-	@mkdir -p build/fuzz/corpus-hello
-	build/fuzz/fuzz_hello -runs=$(FUZZ_HELLO_RUNS) -print_final_stats=1 build/fuzz/corpus-hello fuzz/corpus/hello
+$(FUZZ_LIB): $(patsubst %.c,$(FUZZ_OUT)/obj/%.o,$(FUZZ_LIB_SRC))
+	rm -f $@ && ar rcs $@ $^
 
-fuzz-rpc-wire: build/fuzz/fuzz_rpc_wire
-	@mkdir -p build/fuzz/corpus-rpc-wire
-	build/fuzz/fuzz_rpc_wire -runs=$(FUZZ_HELLO_RUNS) -print_final_stats=1 build/fuzz/corpus-rpc-wire fuzz/corpus/rpc_wire
-# --- end of fuzz-hello ---------------------------------------------------------
+$(FUZZ_OUT)/fuzz_%: fuzz/fuzz_%.c $(FUZZ_LIB) $(FUZZ_STAMP)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) -lcsv -lm
+
+fuzz-build: $(addprefix $(FUZZ_OUT)/fuzz_,$(FUZZ_NAMES))
+
+fuzz-names:
+	@echo $(FUZZ_NAMES)
+
+# fuzz-NAME: FUZZ_TIME seconds (or FUZZ_RUNS inputs) of one harness, from its committed seeds
+fuzz-%: $(FUZZ_OUT)/fuzz_%
+	@mkdir -p $(FUZZ_OUT)/corpus/$*
+	$(FUZZ_OUT)/fuzz_$* $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS),-max_total_time=$(FUZZ_TIME)) -timeout=10 \
+	  -rss_limit_mb=2048 -print_final_stats=1 $(FUZZ_OUT)/corpus/$* fuzz/corpus/$*
+
+fuzz-rpc-wire: fuzz-rpc_wire
+
+# one after another: two at once would crowd a small host
+fuzz: fuzz-build
+	@for n in $(FUZZ_NAMES); do $(MAKE) --no-print-directory fuzz-$$n || exit 1; done
 
 # --- the main job ------------------------------------------------------------
 # calibrate; check that the cost of a blocking tcp send predicts 4 and 8

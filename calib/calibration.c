@@ -1,30 +1,85 @@
 /* calibration.c - the calibration store and the quiet-host verdict */
 #include "calib/calibration.h"
 #include "calib/csvio.h"
+#include "common/cli.h"
+#include "common/outfile.h"
 #include "common/vec.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct load_ctx {
-	struct calib_store *st;
-	char *err;
-	size_t errlen;
-};
+/*
+ * The values a store row may hold. One check, calib_row_check, applies them
+ * to a row read from the file and to a row about to be written, so that the
+ * store never holds what it would refuse to read. The ranges are those a
+ * calibration can produce (calibrate's --reps and --seconds, a loop between
+ * a picosecond and a millisecond), wide enough for any host.
+ */
+#define ROW_MAX_CPU (CLI_MAX_CPUS - 1)
+#define ROW_MIN_TAU_NS 1e-3
+#define ROW_MAX_TAU_NS 1e6
+#define ROW_MAX_CV 100.0
+#define ROW_MAX_REPS 100000u
+#define ROW_MIN_SECONDS 0.001
+#define ROW_MAX_SECONDS 3600.0
 
+/* x is a finite number in [lo, hi] */
+static int within(double x, double lo, double hi)
+{
+	return isfinite(x) && x >= lo && x <= hi;
+}
+
+/* the reason a field is bad, into why; -EINVAL */
+static int bad_field(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int bad_field(char *why, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, len, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+#define BAD_CPU "bad cpu (0 to %d)", ROW_MAX_CPU
+#define BAD_REPS "bad reps (1 to %u)", ROW_MAX_REPS
+
+int calib_row_check(const struct calib_row *r, char *why, size_t len)
+{
+	if (r->cpu < 0 || r->cpu > ROW_MAX_CPU)
+		return bad_field(why, len, BAD_CPU);
+	if (!within(r->tau_f_ns, ROW_MIN_TAU_NS, ROW_MAX_TAU_NS))
+		return bad_field(why, len, "bad tau_f_ns (%g to %g ns)", ROW_MIN_TAU_NS, ROW_MAX_TAU_NS);
+	if (!within(r->ci95_ns, 0, ROW_MAX_TAU_NS))
+		return bad_field(why, len, "bad ci95_ns (0 to %g ns)", ROW_MAX_TAU_NS);
+	if (!within(r->cv, 0, ROW_MAX_CV))
+		return bad_field(why, len, "bad cv (a fraction, 0 to %g)", ROW_MAX_CV);
+	if (!within(r->tau0_ns, ROW_MIN_TAU_NS, ROW_MAX_TAU_NS))
+		return bad_field(why, len, "bad tau0_ns (%g to %g ns)", ROW_MIN_TAU_NS, ROW_MAX_TAU_NS);
+	if (r->reps < 1 || r->reps > ROW_MAX_REPS)
+		return bad_field(why, len, BAD_REPS);
+	if (!within(r->seconds, ROW_MIN_SECONDS, ROW_MAX_SECONDS))
+		return bad_field(why, len, "bad seconds (%g to %g)", ROW_MIN_SECONDS, ROW_MAX_SECONDS);
+	if (r->quiet != 0 && r->quiet != 1)
+		return bad_field(why, len, "bad quiet (0 or 1)");
+	return 0;
+}
+
+/* a number as the store writes it: plain decimal, with an optional sign and exponent (no hex, inf, nan) */
 static int parse_double_field(const char *s, double *v)
 {
 	char *e;
-	if (!*s)
+	if (!*s || strspn(s, "0123456789.eE+-") != strlen(s))
 		return -1;
+	errno = 0;
 	*v = strtod(s, &e);
-	return *e || !isfinite(*v) ? -1 : 0;
+	return *e || errno == ERANGE ? -1 : 0;
 }
 
 static int copy_field(char *dst, size_t len, const char *src)
@@ -32,6 +87,114 @@ static int copy_field(char *dst, size_t len, const char *src)
 	if (strlen(src) >= len)
 		return -1;
 	strcpy(dst, src);
+	return 0;
+}
+
+/* the row's fields into r; the reason in why. calib_row_check does the ranges */
+static int parse_row(char **f, struct calib_row *r, char *why, size_t len)
+{
+	uint64_t reps, quiet;
+	memset(r, 0, sizeof *r);
+	if (copy_field(r->host, sizeof r->host, f[0]) || copy_field(r->kernel, sizeof r->kernel, f[1]) ||
+	    copy_field(r->cpu_model, sizeof r->cpu_model, f[2]) || copy_field(r->variant, sizeof r->variant, f[4]) ||
+	    copy_field(r->sched, sizeof r->sched, f[5]) || copy_field(r->verdict, sizeof r->verdict, f[13]) ||
+	    copy_field(r->date, sizeof r->date, f[14]))
+		return bad_field(why, len, "a text field is too long");
+	if (cli_parse_int(f[3], 0, ROW_MAX_CPU, &r->cpu))
+		return bad_field(why, len, BAD_CPU);
+	if (parse_double_field(f[6], &r->tau_f_ns))
+		return bad_field(why, len, "bad tau_f_ns");
+	if (parse_double_field(f[7], &r->ci95_ns))
+		return bad_field(why, len, "bad ci95_ns");
+	if (parse_double_field(f[8], &r->cv))
+		return bad_field(why, len, "bad cv");
+	if (parse_double_field(f[9], &r->tau0_ns))
+		return bad_field(why, len, "bad tau0_ns");
+	if (cli_parse_u64(f[10], 1, ROW_MAX_REPS, &reps))
+		return bad_field(why, len, BAD_REPS);
+	if (parse_double_field(f[11], &r->seconds))
+		return bad_field(why, len, "bad seconds");
+	if (cli_parse_u64(f[12], 0, 1, &quiet))
+		return bad_field(why, len, "bad quiet (0 or 1)");
+	r->reps = (unsigned)reps;
+	r->quiet = (int)quiet;
+	return calib_row_check(r, why, len);
+}
+
+/*
+ * While loading, rows are found by key through a hash table, so that a
+ * store of n rows loads in O(n): calib_store_put's scan would be O(n^2).
+ * Slots hold a row index + 1; 0 is empty.
+ */
+struct load_ctx {
+	struct calib_store *st;
+	size_t cap_rows;
+	size_t *slot;
+	size_t nslot; /* a power of two, at least twice the rows */
+	char *err;
+	size_t errlen;
+};
+
+/* FNV-1a over the key: host, cpu, variant, class */
+static size_t key_hash(const struct calib_row *r)
+{
+	uint64_t h = 1469598103934665603ull;
+	const char *parts[] = { r->host, r->variant, r->sched };
+	for (size_t k = 0; k < 3; k++)
+		for (const unsigned char *p = (const unsigned char *)parts[k];; p++) {
+			h = (h ^ *p) * 1099511628211ull;
+			if (!*p)
+				break;
+		}
+	h = (h ^ (uint64_t)(unsigned)r->cpu) * 1099511628211ull;
+	return (size_t)h;
+}
+
+static int same_key(const struct calib_row *a, const char *host, int cpu, const char *variant, const char *sched);
+
+/* the slot of row's key: where its row is, or the empty slot where it would go */
+static size_t *find_slot(const struct load_ctx *c, const struct calib_row *row)
+{
+	size_t mask = c->nslot - 1;
+	for (size_t i = key_hash(row) & mask;; i = (i + 1) & mask) {
+		size_t *s = &c->slot[i];
+		if (!*s || same_key(&c->st->rows[*s - 1], row->host, row->cpu, row->variant, row->sched))
+			return s;
+	}
+}
+
+static int grow_slots(struct load_ctx *c)
+{
+	size_t n = c->nslot ? 2 * c->nslot : 64;
+	size_t *old = c->slot, nold = c->nslot;
+	if (!(c->slot = calloc(n, sizeof *c->slot))) {
+		c->slot = old;
+		return -ENOMEM;
+	}
+	c->nslot = n;
+	for (size_t i = 0; i < nold; i++)
+		if (old[i])
+			*find_slot(c, &c->st->rows[old[i] - 1]) = old[i];
+	free(old);
+	return 0;
+}
+
+/* calib_store_put's rule (a row replaces the one with its key, in place) in O(1) */
+static int load_put(struct load_ctx *c, const struct calib_row *row)
+{
+	if (2 * (c->st->n + 1) > c->nslot && grow_slots(c))
+		return -ENOMEM;
+	size_t *s = find_slot(c, row);
+	if (*s) {
+		c->st->rows[*s - 1] = *row;
+		return 0;
+	}
+	struct calib_row *rows = vec_grow(c->st->rows, &c->cap_rows, c->st->n, sizeof *rows);
+	if (!rows)
+		return -ENOMEM;
+	c->st->rows = rows;
+	rows[c->st->n++] = *row;
+	*s = c->st->n;
 	return 0;
 }
 
@@ -56,56 +219,40 @@ static int load_row(const struct csvio_row *row, void *vctx)
 		return -EBADMSG;
 	}
 	struct calib_row r;
-	memset(&r, 0, sizeof r);
-	char **f = row->field;
-	double cpu, reps, quiet;
-	const char *bad = NULL;
-	if (copy_field(r.host, sizeof r.host, f[0]) || copy_field(r.kernel, sizeof r.kernel, f[1]) ||
-	    copy_field(r.cpu_model, sizeof r.cpu_model, f[2]) || copy_field(r.variant, sizeof r.variant, f[4]) ||
-	    copy_field(r.sched, sizeof r.sched, f[5]) || copy_field(r.verdict, sizeof r.verdict, f[13]) ||
-	    copy_field(r.date, sizeof r.date, f[14]))
-		bad = "a text field is too long";
-	else if (parse_double_field(f[3], &cpu) || cpu < 0 || cpu != floor(cpu))
-		bad = "bad cpu";
-	else if (parse_double_field(f[6], &r.tau_f_ns) || r.tau_f_ns <= 0)
-		bad = "bad tau_f_ns";
-	else if (parse_double_field(f[7], &r.ci95_ns) || r.ci95_ns < 0)
-		bad = "bad ci95_ns";
-	else if (parse_double_field(f[8], &r.cv) || r.cv < 0)
-		bad = "bad cv";
-	else if (parse_double_field(f[9], &r.tau0_ns) || r.tau0_ns <= 0)
-		bad = "bad tau0_ns";
-	else if (parse_double_field(f[10], &reps) || reps < 1 || reps != floor(reps))
-		bad = "bad reps";
-	else if (parse_double_field(f[11], &r.seconds) || r.seconds <= 0)
-		bad = "bad seconds";
-	else if (parse_double_field(f[12], &quiet) || (quiet != 0 && quiet != 1))
-		bad = "bad quiet (0 or 1)";
-	if (bad) {
-		snprintf(ctx->err, ctx->errlen, "%s", bad);
+	if (parse_row(row->field, &r, ctx->err, ctx->errlen))
 		return -EBADMSG;
-	}
-	r.cpu = (int)cpu;
-	r.reps = (unsigned)reps;
-	r.quiet = (int)quiet;
-	return calib_store_put(ctx->st, &r);
+	return load_put(ctx, &r);
 }
 
-int calib_store_load(const char *path, struct calib_store *st, unsigned long *err_line, char *err, size_t errlen)
+/* csvio's reading, for a path or a stream */
+static int load(const char *path, FILE *f, struct calib_store *st, unsigned long *err_line, char *err, size_t errlen)
 {
-	struct load_ctx ctx = { st, err, errlen };
+	struct load_ctx ctx = { .st = st, .err = err, .errlen = errlen };
 	st->rows = NULL;
 	st->n = 0;
 	*err_line = 0;
 	err[0] = '\0';
-	int rc = csvio_read(path, load_row, &ctx, err_line);
+	int rc = path ? csvio_read(path, load_row, &ctx, err_line) : csvio_read_stream(f, load_row, &ctx, err_line);
+	free(ctx.slot);
 	if (rc == -ENOENT)
 		return 0;
-	if (rc == -EBADMSG && !err[0])
-		snprintf(err, errlen, "malformed CSV");
+	if (rc == -EILSEQ || (rc == -EBADMSG && !err[0])) {
+		snprintf(err, errlen, "%s", csvio_syntax_text(rc));
+		rc = -EBADMSG;
+	}
 	if (rc)
 		calib_store_free(st);
 	return rc;
+}
+
+int calib_store_load(const char *path, struct calib_store *st, unsigned long *err_line, char *err, size_t errlen)
+{
+	return load(path, NULL, st, err_line, err, errlen);
+}
+
+int calib_store_read(FILE *f, struct calib_store *st, unsigned long *err_line, char *err, size_t errlen)
+{
+	return load(NULL, f, st, err_line, err, errlen);
 }
 
 static int mkdirs(const char *dir)
@@ -114,80 +261,105 @@ static int mkdirs(const char *dir)
 	if (strlen(dir) >= sizeof buf)
 		return -ENAMETOOLONG;
 	strcpy(buf, dir);
+	/* as the XDG base directory spec asks of a directory it makes: 0700 */
 	for (char *p = buf + 1; *p; p++) {
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
+		if (mkdir(buf, 0700) && errno != EEXIST)
 			return -errno;
 		*p = '/';
 	}
-	if (mkdir(buf, 0755) && errno != EEXIST)
+	if (mkdir(buf, 0700) && errno != EEXIST)
 		return -errno;
 	return 0;
 }
 
-static void fmt(char *buf, size_t len, const char *f, ...)
+int calib_store_check(const char *path, int flags)
 {
-	va_list ap;
-	va_start(ap, f);
-	vsnprintf(buf, len, f, ap);
-	va_end(ap);
-}
-
-int calib_store_save(const char *path, const struct calib_store *st)
-{
-	char dir[4096], tmp[4096 + 16];
+	char dir[4096];
+	if (!*path)
+		return -ENOENT;
 	if (strlen(path) >= sizeof dir)
 		return -ENAMETOOLONG;
 	strcpy(dir, path);
 	char *slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
+	if ((flags & CALIB_STORE_MKDIR) && slash && slash != dir) {
 		*slash = '\0';
 		int rc = mkdirs(dir);
 		if (rc)
 			return rc;
 	}
-	snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0)
-		return -errno;
-	/* mkstemp makes it 0600; the store is as readable as any file the user makes */
-	mode_t mask = umask(0);
-	umask(mask);
-	fchmod(fd, 0666 & ~mask);
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		int e = errno;
-		close(fd);
-		unlink(tmp);
-		return -e;
+	return outfile_check(path);
+}
+
+/*
+ * x as the shortest decimal that reads back as x (15 to 17 significant
+ * digits), so what is saved is what was measured, and what calib_row_check
+ * passed on writing passes again on reading
+ */
+static void fmt_exact(char *buf, size_t len, double x)
+{
+	for (int p = 15; p <= 17; p++) {
+		snprintf(buf, len, "%.*g", p, x);
+		if (strtod(buf, NULL) == x)
+			return;
 	}
+}
+
+int calib_store_write(FILE *f, const struct calib_store *st)
+{
 	int rc = fputs(CALIB_STORE_HEADER "\n", f) == EOF ? -EIO : 0;
 	for (size_t i = 0; !rc && i < st->n; i++) {
 		const struct calib_row *r = &st->rows[i];
 		char cpu[16], tau[32], ci[32], cv[32], tau0[32], reps[16], secs[32], quiet[4];
-		fmt(cpu, sizeof cpu, "%d", r->cpu);
-		fmt(tau, sizeof tau, "%.6f", r->tau_f_ns);
-		fmt(ci, sizeof ci, "%.6f", r->ci95_ns);
-		fmt(cv, sizeof cv, "%.6f", r->cv);
-		fmt(tau0, sizeof tau0, "%.6f", r->tau0_ns);
-		fmt(reps, sizeof reps, "%u", r->reps);
-		fmt(secs, sizeof secs, "%.4f", r->seconds);
-		fmt(quiet, sizeof quiet, "%d", r->quiet ? 1 : 0);
+		snprintf(cpu, sizeof cpu, "%d", r->cpu);
+		fmt_exact(tau, sizeof tau, r->tau_f_ns);
+		fmt_exact(ci, sizeof ci, r->ci95_ns);
+		fmt_exact(cv, sizeof cv, r->cv);
+		fmt_exact(tau0, sizeof tau0, r->tau0_ns);
+		snprintf(reps, sizeof reps, "%u", r->reps);
+		fmt_exact(secs, sizeof secs, r->seconds);
+		snprintf(quiet, sizeof quiet, "%d", r->quiet);
 		const char *fields[CALIB_STORE_FIELDS] = { r->host, r->kernel, r->cpu_model, cpu,  r->variant,
 							   r->sched, tau,	  ci,	     cv,   tau0,
 							   reps,     secs,	  quiet,     r->verdict, r->date };
 		rc = csvio_write_row(f, fields, CALIB_STORE_FIELDS);
 	}
-	if (!rc && fsync(fileno(f)))
+	return rc;
+}
+
+int calib_store_save(const char *path, const struct calib_store *st, int flags, char *why, size_t whylen)
+{
+	why[0] = '\0';
+	for (size_t i = 0; i < st->n; i++) {
+		char bad[128];
+		if (calib_row_check(&st->rows[i], bad, sizeof bad)) {
+			snprintf(why, whylen, "the row of CPU %d (%s, %s): %s", st->rows[i].cpu, st->rows[i].variant,
+				 st->rows[i].sched, bad);
+			return -EINVAL;
+		}
+	}
+	int rc = calib_store_check(path, flags);
+	struct outfile o;
+	if (rc || (rc = outfile_create(&o, path)))
+		return rc;
+	int fd = dup(o.fd);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
 		rc = -errno;
+		if (fd >= 0)
+			close(fd);
+		outfile_abort(&o);
+		return rc;
+	}
+	rc = calib_store_write(f, st);
 	if (fclose(f) && !rc)
 		rc = -EIO;
-	if (!rc && rename(tmp, path))
-		rc = -errno;
 	if (rc)
-		unlink(tmp);
+		outfile_abort(&o);
+	else
+		rc = outfile_commit(&o);
 	return rc;
 }
 
@@ -203,6 +375,7 @@ int calib_store_put(struct calib_store *st, const struct calib_row *row)
 			st->rows[i] = *row;
 			return 0;
 		}
+	/* exactly n rows: calib_store_load may have left capacity it no longer knows of */
 	struct calib_row *nr = realloc(st->rows, (st->n + 1) * sizeof *nr);
 	if (!nr)
 		return -ENOMEM;

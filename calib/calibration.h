@@ -7,6 +7,7 @@
 #include "calib/stats.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* One saved calibration: a CPU's tau_F for one fluid variant and class. */
 struct calib_row {
@@ -37,16 +38,39 @@ struct calib_store {
 };
 
 /*
- * calib_store_load - read the store at path. A missing file is an empty
- * store (0). -errno if it cannot be read; -EBADMSG if it is malformed, with
- * *err_line and a reason in err.
+ * calib_row_check - whether r holds values a store row may hold (cpu, the
+ * times, reps, seconds and quiet within their ranges). Reading and writing
+ * both apply it, so the store never holds a row it would refuse. 0, or
+ * -EINVAL with the field and its range in why.
+ */
+int calib_row_check(const struct calib_row *r, char *why, size_t len);
+/*
+ * calib_store_load - read the store at path, in time linear in its rows. A
+ * missing file is an empty store (0). -errno if it cannot be read;
+ * -EBADMSG if it is malformed, with *err_line and a reason in err.
  */
 int calib_store_load(const char *path, struct calib_store *st, unsigned long *err_line, char *err, size_t errlen);
+/* calib_store_read - calib_store_load from an open stream */
+int calib_store_read(FILE *f, struct calib_store *st, unsigned long *err_line, char *err, size_t errlen);
+
+/* with calib_store_check and calib_store_save: make the store's directory if it is missing */
+#define CALIB_STORE_MKDIR 1
 /*
- * calib_store_save - write the store atomically: a temporary file in the
- * same directory, then rename. Creates the directory. 0 or -errno.
+ * calib_store_check - before any work: the store at path could be written
+ * (outfile_check: its directory exists, it is not a symbolic link ...).
+ * With CALIB_STORE_MKDIR the directory is made first (for the default
+ * store only: a path the user gave is taken as it is). 0 or -errno.
  */
-int calib_store_save(const char *path, const struct calib_store *st);
+int calib_store_check(const char *path, int flags);
+/*
+ * calib_store_save - write the store atomically through outfile: a
+ * temporary file in the same directory, then rename; a partial store is
+ * never seen, and nothing is left if the process is killed. Every row
+ * must pass calib_row_check (-EINVAL, with the row and why). 0 or -errno.
+ */
+int calib_store_save(const char *path, const struct calib_store *st, int flags, char *why, size_t whylen);
+/* calib_store_write - the store's text (header and rows, as calib_store_save writes them) to f; 0 or -EIO */
+int calib_store_write(FILE *f, const struct calib_store *st);
 /* calib_store_put - add a row, replacing the one for the same host, cpu, variant and class */
 int calib_store_put(struct calib_store *st, const struct calib_row *row);
 /* calib_store_find - the row for host, cpu, variant and class, or NULL */

@@ -79,6 +79,17 @@ static int blank(const char *s, size_t len)
 
 int csvio_read(const char *path, csvio_row_fn fn, void *ctx, unsigned long *err_line)
 {
+	*err_line = 0;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	int rc = csvio_read_stream(f, fn, ctx, err_line);
+	fclose(f);
+	return rc;
+}
+
+int csvio_read_stream(FILE *f, csvio_row_fn fn, void *ctx, unsigned long *err_line)
+{
 	struct csv_parser p;
 	struct reader r = { .fn = fn, .ctx = ctx, .between = 1 };
 	char *buf = NULL;
@@ -87,13 +98,8 @@ int csvio_read(const char *path, csvio_row_fn fn, void *ctx, unsigned long *err_
 	int rc = 0;
 
 	*err_line = 0;
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI)) {
-		fclose(f);
+	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI))
 		return -ENOMEM;
-	}
 	/*
 	 * Fed line by line, so that every record knows where it started: on
 	 * the first non-blank line after the previous record. libcsv reports
@@ -103,7 +109,7 @@ int csvio_read(const char *path, csvio_row_fn fn, void *ctx, unsigned long *err_
 	while ((len = getline(&buf, &cap, f)) > 0) {
 		r.line++;
 		if (memchr(buf, '\0', (size_t)len)) {
-			rc = -EBADMSG;
+			rc = -EILSEQ;
 			*err_line = r.line;
 			break;
 		}
@@ -138,8 +144,13 @@ int csvio_read(const char *path, csvio_row_fn fn, void *ctx, unsigned long *err_
 	free(r.field);
 	free(buf);
 	csv_free(&p);
-	fclose(f);
 	return rc;
+}
+
+const char *csvio_syntax_text(int rc)
+{
+	return rc == -EILSEQ ? "a NUL byte: not a text file"
+			     : "malformed CSV: a stray quote or an unclosed quoted field";
 }
 
 int csvio_write_row(FILE *f, const char *const *field, size_t n)

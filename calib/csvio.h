@@ -18,10 +18,15 @@ typedef int (*csvio_row_fn)(const struct csvio_row *row, void *ctx);
 /*
  * csvio_read - parse the CSV file at path (strict RFC 4180 quoting) and call
  * fn for every record, blank lines skipped. Returns 0; -errno if the file
- * cannot be read; -EBADMSG on a CSV syntax error; or fn's error. On any
- * error but an unreadable file, *err_line is the line it happened on.
+ * cannot be read; -EBADMSG on a CSV syntax error; -EILSEQ for a NUL byte;
+ * or fn's error. On any error but an unreadable file, *err_line is the
+ * line it happened on.
  */
 int csvio_read(const char *path, csvio_row_fn fn, void *ctx, unsigned long *err_line);
+/* csvio_read_stream - csvio_read from an open stream (read to its end, not closed) */
+int csvio_read_stream(FILE *f, csvio_row_fn fn, void *ctx, unsigned long *err_line);
+/* csvio_syntax_text - what a syntax error of csvio_read (-EBADMSG or -EILSEQ) means, for a message */
+const char *csvio_syntax_text(int rc);
 
 /*
  * csvio_write_row - write one record of n fields to f, quoting where needed

@@ -3,12 +3,23 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 uint64_t sum_small_ops(uint64_t ops)
 {
 	return ops >= 4 ? ops / 4 : 0;
+}
+
+int sum_startup_check(double s_ns, char *why, size_t len)
+{
+	if (!(s_ns < 0))
+		return 0;
+	snprintf(why, len, "the estimate came out below zero (%.1f µs): the runs varied more than the start-up "
+			   "costs; use a quieter CPU or more --reps",
+		 s_ns / 1e3);
+	return 1;
 }
 
 double sum_fluid_share(const struct summary *s)
@@ -436,6 +447,11 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 		sum->e_start_ns = o->ops ? ss.mean / (double)o->ops : NAN;
 	} else {
 		sum->startup_ns = sum->startup.n ? sum->startup.mean : NAN;
+		sum->e_start_ns = NAN;
+	}
+	/* a negative intercept is noise, not a cost: S and what follows from it are not measurable */
+	if (sum_startup_check(sum->startup_ns, sum->startup_why, sizeof sum->startup_why)) {
+		sum->startup_ns = NAN;
 		sum->e_start_ns = NAN;
 	}
 	double all = (double)(sum->n + sum->outliers);

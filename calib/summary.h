@@ -71,8 +71,9 @@ struct summary {
 	char os_why[EST_NSRC][24];          /* why a source has no mean (the first run's reason), or "" */
 	struct stats_summary pct[EST_NSRC]; /* paired 100 (os - tau) / tau */
 	struct stats_summary pct_robust[EST_NSRC];
-	double startup_ns;             /* S per run */
+	double startup_ns;             /* S per run; NAN when not measurable (startup_why) */
 	struct stats_summary startup;  /* S over null runs (--ops 0) */
+	char startup_why[160];         /* why S is not measurable, or "" (sum_startup_check) */
 	double e_res_ns, e_start_ns, e_drift_ns, e_calib_ns, e_cache_ns; /* per op */
 	double e_bg_ns;                /* off-CPU: the background share's change between calibrations, per op */
 	int ncpu;
@@ -117,6 +118,15 @@ int sum_clock_lies(const struct summary *s, int src);
 const char *sum_estimator_name(enum sum_estimator e);
 /* sum_estimator_key - the JSON and CSV key: off_cpu, classic, drift_robust */
 const char *sum_estimator_key(enum sum_estimator e);
+
+/*
+ * sum_startup_check - S, the start-up cost of one run, cannot be below
+ * zero. A negative estimate (the fit's intercept, or the mean of null
+ * runs) means the noise between runs was larger than S: it is not
+ * measurable here, and never reported as a negative cost. Returns 1 (with
+ * the reason in why) when s_ns is negative, else 0.
+ */
+int sum_startup_check(double s_ns, char *why, size_t len);
 
 /*
  * sum_fluid_share - the fluid's speed in the bracketing calibrations as a

@@ -29,7 +29,8 @@ static int parse_digits(const char **p, uint64_t *v)
 
 static int cpus_add(struct cli_cpus *set, int cpu)
 {
-	int i = 0;
+	/* a range comes in ascending order: it appends, so "0-1023" costs no more than its length */
+	int i = set->n && set->cpu[set->n - 1] < cpu ? set->n : 0;
 	while (i < set->n && set->cpu[i] < cpu)
 		i++;
 	if (i < set->n && set->cpu[i] == cpu)
@@ -146,10 +147,11 @@ int cli_parse_duration_ns(const char *s, uint64_t *ns)
 	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
 		if (strcmp(e, units[i].unit))
 			continue;
-		double x = v * units[i].ns;
+		double x = v * units[i].ns + 0.5;
+		/* below 2^64, so the conversion is exact; llround would overflow its long long above 2^63 */
 		if (x >= 1.8e19)
 			return -ERANGE;
-		*ns = (uint64_t)llround(x);
+		*ns = (uint64_t)x;
 		return 0;
 	}
 	return -EINVAL;
@@ -217,6 +219,10 @@ int cli_parse_sizes(const char *s, uint64_t *out, size_t max, size_t *n)
 		int rc = cli_parse_size(tok, &out[*n]);
 		if (rc)
 			return rc;
+		/* the same size twice would be measured twice, as if it were two: a typo, most likely */
+		for (size_t i = 0; i < *n; i++)
+			if (out[i] == out[*n])
+				return -EEXIST;
 		(*n)++;
 	}
 	return 0;

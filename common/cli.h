@@ -39,7 +39,8 @@ int cli_parse_size(const char *s, uint64_t *bytes);
 
 /*
  * cli_parse_sizes - parse "1k,2k,64k" or "FROM:TO:STEP" (TO included) into
- * out[0..*n). -EINVAL for junk or a zero step, -ERANGE if more than max.
+ * out[0..*n). -EINVAL for junk or a zero step, -ERANGE if more than max,
+ * -EEXIST when a size is listed twice (out[*n] is that size).
  */
 int cli_parse_sizes(const char *s, uint64_t *out, size_t max, size_t *n);
 

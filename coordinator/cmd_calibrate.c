@@ -13,6 +13,8 @@
 #include "coordinator/jsonout.h"
 #include "coordinator/msg.h"
 #include "common/dclock.h"
+#include "common/outfile.h"
+#include "common/safetext.h"
 #include "fluid/fluid_args.h"
 
 #include <errno.h>
@@ -56,7 +58,10 @@ static void usage(FILE *f)
 		"Output:\n"
 		"  --calibration FILE   the calibration store (default\n"
 		"                       $XDG_CACHE_HOME/displace/calibration.csv, else\n"
-		"                       ~/.cache/displace/calibration.csv)\n"
+		"                       ~/.cache/displace/calibration.csv, whose directory is\n"
+		"                       made if missing; FILE's directory must exist). It is\n"
+		"                       checked before calibrating, and replaced whole: never\n"
+		"                       through a symbolic link\n"
 		"  --no-save            do not write the store\n"
 		"  --json               print JSON instead of the human report\n"
 		"  --quiet              no progress on stderr\n"
@@ -146,15 +151,18 @@ static void print_cpu(const struct cpu_result *r, const struct exp_fluid_opts *f
 		       100 * t->ci_half / t->mean, 100 * TARGET_CI, r->r.needed_reps);
 	else if (t->n > 1)
 		printf("  precision    ±%.3f%%, within the ±%.1f%% target\n", 100 * t->ci_half / t->mean, 100 * TARGET_CI);
+	/* other users name their processes: their names never reach the terminal raw */
+	char safe[4 * sizeof r->v.reason[0]];
 	if (r->q.ntop > 0)
 		printf("  others       %.1f%% of a CPU in other processes; top: %s (pid %d) %.1f%%\n",
-		       100 * r->q.others_frac, r->q.top[0].comm, r->q.top[0].pid, 100 * r->q.top[0].frac);
+		       100 * r->q.others_frac, safetext_copy(safe, sizeof safe, r->q.top[0].comm), r->q.top[0].pid,
+		       100 * r->q.top[0].frac);
 	if (r->v.quiet) {
 		printf("  verdict      quiet\n");
 	} else {
 		printf("  verdict      not quiet:\n");
 		for (int i = 0; i < r->v.n; i++)
-			printf("               - %s\n", r->v.reason[i]);
+			printf("               - %s\n", safetext_copy(safe, sizeof safe, r->v.reason[i]));
 	}
 }
 
@@ -162,7 +170,7 @@ static json_t *cpu_json(const struct cpu_result *r, unsigned reps, uint64_t rep_
 {
 	json_t *reasons = json_array();
 	for (int i = 0; i < r->v.n; i++)
-		json_array_append_new(reasons, json_string(r->v.reason[i]));
+		json_array_append_new(reasons, jout_text(r->v.reason[i]));
 	json_t *o = json_object();
 	json_object_set_new(o, "cpu", json_integer(r->cpu));
 	json_object_set_new(o, "tau_f_ns", jout_num(r->r.tau.mean));
@@ -224,6 +232,9 @@ int cmd_calibrate(int argc, char **argv)
 				return msg_usage("calibrate", "invalid value '%s' for --chunk-loops", optarg);
 			break;
 		case 'f':
+			if (!*optarg || !safetext_printable(optarg))
+				return msg_usage("calibrate", "invalid value '%s' for --calibration (a file name, not empty, "
+							      "without control characters)", optarg);
 			store_arg = optarg;
 			break;
 		case 'n':
@@ -262,6 +273,12 @@ int cmd_calibrate(int argc, char **argv)
 		snprintf(store_path, sizeof store_path, "%s", store_arg);
 	else if (calib_store_default_path(store_path, sizeof store_path)) {
 		msg_error("cannot locate the calibration store: neither XDG_CACHE_HOME nor HOME is set; use --calibration FILE");
+		return EXIT_RESOURCE;
+	}
+	/* only the default store's directory is made; a path the user gave is taken as it is */
+	int store_flags = store_arg ? 0 : CALIB_STORE_MKDIR;
+	if (save && (rc = calib_store_check(store_path, store_flags))) {
+		msg_error("cannot write the calibration store '%s': %s", store_path, outfile_strerror(rc));
 		return EXIT_RESOURCE;
 	}
 	struct calib_store store;
@@ -350,7 +367,8 @@ int cmd_calibrate(int argc, char **argv)
 		snprintf(row.date, sizeof row.date, "%s", date);
 		calib_store_put(&store, &row);
 	}
-	int save_rc = save ? calib_store_save(store_path, &store) : 0;
+	char save_why[256] = "";
+	int save_rc = save ? calib_store_save(store_path, &store, store_flags, save_why, sizeof save_why) : 0;
 
 	if (json) {
 		json_t *arr = json_array();
@@ -359,7 +377,7 @@ int cmd_calibrate(int argc, char **argv)
 		json_t *o = json_object();
 		json_object_set_new(o, "context", context_json(&ctx));
 		json_object_set_new(o, "cpus", arr);
-		json_object_set_new(o, "store", save ? json_string(store_path) : json_null());
+		json_object_set_new(o, "store", save ? jout_text(store_path) : json_null());
 		json_object_set_new(o, "seconds_taken", json_real(took_s));
 		jout_print(o);
 	} else {
@@ -375,7 +393,7 @@ int cmd_calibrate(int argc, char **argv)
 	free(res);
 	calib_store_free(&store);
 	if (save_rc) {
-		msg_error("cannot write '%s': %s", store_path, strerror(-save_rc));
+		msg_error("cannot write '%s': %s", store_path, save_why[0] ? save_why : outfile_strerror(save_rc));
 		return EXIT_RESOURCE;
 	}
 	if (strict && untrusted) {

@@ -159,15 +159,15 @@ int cmd_measure(int argc, char **argv)
 		msg_info("%s: %" PRIu64 " ops per run, alternating with null runs (start-up only)", r.m.workload, s.ops);
 	rc = run_loop(&r, &s, &o, &stop);
 	int met = stop.met;
-	if (rc) {
-		st = measuring_fail(&r, rc);
+	/* stopped by a signal after a pair (or a run): what was measured is reported, marked partial */
+	if (rc && (st = measuring_stopped(&r, rc, s.nruns >= (r.m.fit ? 2u : 1u))) && !r.interrupted)
 		goto out;
-	}
 	struct summary sum;
 	seq_summarize(&r.seq, &s, &sum);
 	if (r.m.precision)
 		measuring_stop_ci(&r, &stop, &sum);
-	if (o.have_csv)
+	/* a summary row is a whole result: an interrupted one has its run rows only */
+	if (o.have_csv && !r.interrupted)
 		out_csv_summary(&o.csv, "measure", &r.seq.o, &s, &sum);
 
 	int untrusted = 0;
@@ -182,19 +182,23 @@ int cmd_measure(int argc, char **argv)
 			const char *key;
 			json_object_foreach(errs, key, v)
 				json_object_set_new(errs, key, json_null()); /* per op, of no op */
-			json_object_set_new(j, "startup_us", jout_num(sum.startup.mean / 1e3));
-			json_object_set_new(j, "startup_ci95_us", jout_num(sum.startup.ci_half / 1e3));
-			json_object_set_new(j, "context", context_json(&r.ctx));
-			jout_print(j);
+			int known = !sum.startup_why[0];
+			json_object_set_new(j, "startup_us", jout_num(known ? sum.startup.mean / 1e3 : NAN));
+			json_object_set_new(j, "startup_ci95_us", jout_num(known ? sum.startup.ci_half / 1e3 : NAN));
+			measuring_output(&r, j);
 		} else {
 			char args[512];
 			series_args_text(&s, args, sizeof args);
 			printf("displace measure %s %s --ops 0\n", r.m.workload, args);
-			printf("  start-up S   %.2f µs ± %.2f (95%% CI) per run, n=%zu null runs: set-up and tear-down of put on "
-			       "CPU %d\n",
-			       sum.startup.mean / 1e3, sum.startup.ci_half / 1e3, sum.startup.n, r.m.cpu);
+			if (sum.startup_why[0])
+				printf("  start-up S   not measurable: %s (n=%zu null runs)\n", sum.startup_why, sum.startup.n);
+			else
+				printf("  start-up S   %.2f µs ± %.2f (95%% CI) per run, n=%zu null runs: set-up and tear-down "
+				       "of put on CPU %d\n",
+				       sum.startup.mean / 1e3, sum.startup.ci_half / 1e3, sum.startup.n, r.m.cpu);
+			measuring_output(&r, NULL);
 		}
-		if (r.m.strict && untrusted)
+		if (!st && r.m.strict && untrusted)
 			st = EXIT_UNTRUSTED;
 		goto out;
 	}
@@ -208,7 +212,7 @@ int cmd_measure(int argc, char **argv)
 			 sum.outliers, sum.n + sum.outliers, sum.fitted ? "pairs" : "runs");
 		untrusted = 1;
 	}
-	if (r.m.precision && !met) {
+	if (r.m.precision && !met && !r.interrupted) {
 		const struct stats_summary *t = measuring_target(&r, &sum);
 		msg_warn("the CI of the %s did not reach ±%.2f%% before --max-time (reached ±%.2f%%)",
 			 r.m.precision_norm ? "normalised cost" : "result", 100 * r.m.precision,
@@ -229,7 +233,6 @@ int cmd_measure(int argc, char **argv)
 
 	if (r.m.json) {
 		json_t *j = out_json(&sum, &r.seq.o, &s);
-		json_object_set_new(j, "context", context_json(&r.ctx));
 		if (r.m.precision) {
 			json_object_set_new(j, "precision_target", json_real(r.m.precision));
 			json_object_set_new(j, "precision_of", json_string(r.m.precision_norm ? "normalised" : "result"));
@@ -240,7 +243,7 @@ int cmd_measure(int argc, char **argv)
 									   (json_int_t)stop.n0, "s0_us", jout_num(stop.s0 / 1e3),
 									   "target_n", (json_int_t)stop.target));
 		}
-		jout_print(j);
+		measuring_output(&r, j);
 	} else {
 		char args[512], cpus[128];
 		series_args_text(&s, args, sizeof args);
@@ -257,8 +260,9 @@ int cmd_measure(int argc, char **argv)
 		printf("  CPU %d, fluid (%s) on CPU %s; %" PRIu64 " ops per run, %zu runs%s\n", r.m.cpu, r.seq.o.fluid.sched,
 		       cpus, s.ops, s.nruns, prec);
 		out_text_print(stdout, &sum, &r.seq.o, &r.ctx);
+		measuring_output(&r, NULL);
 	}
-	if (r.m.strict && untrusted)
+	if (!st && r.m.strict && untrusted)
 		st = EXIT_UNTRUSTED;
 out:
 	csvout_close(&o.csv);

@@ -1,10 +1,13 @@
 /* cmd_measuring.c - what measure, sweep and predict share at the user's end */
 #include "coordinator/cmd_measuring.h"
 #include "coordinator/displace.h"
+#include "coordinator/jsonout.h"
 #include "coordinator/msg.h"
+#include "common/outfile.h"
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -83,7 +86,14 @@ int measuring_setup(struct session *s)
 int measuring_choose_ops(struct session *s, struct series *ser)
 {
 	int rc = session_choose_ops(s, ser);
-	return rc ? measuring_fail(s, rc) : 0;
+	if (rc)
+		return measuring_fail(s, rc);
+	/* say what the runs do instead of the option they leave out (spin: --us becomes --loops-per-op) */
+	const struct put_pilot *pl = &s->w->pilot;
+	const char *fixed = pl->fix_replaces ? series_added(ser, pl->fix_option) : NULL;
+	if (fixed)
+		msg_info("%s: every run with %s, what the pilot calibrated %s to", s->w->name, fixed, pl->fix_replaces);
+	return 0;
 }
 
 unsigned measuring_whole_pairs(unsigned reps, const char *why)
@@ -230,7 +240,7 @@ int measuring_open_csv(const struct session *s, struct csvout *c, const char *he
 	if (rc == -EEXIST)
 		msg_error("'%s' has another header; give a new file to --csv", s->m.csv);
 	else if (rc)
-		msg_error("cannot open '%s': %s", s->m.csv, strerror(-rc));
+		msg_error("cannot open '%s': %s", s->m.csv, outfile_strerror(rc));
 	return rc ? EXIT_RESOURCE : 0;
 }
 
@@ -238,17 +248,10 @@ int measuring_check_plot(const struct session *s)
 {
 	if (!s->m.plot)
 		return 0;
-	char dir[4096];
-	snprintf(dir, sizeof dir, "%s", s->m.plot);
-	char *slash = strrchr(dir, '/');
-	if (!slash)
-		strcpy(dir, ".");
-	else if (slash == dir)
-		dir[1] = '\0';
-	else
-		*slash = '\0';
-	if (access(dir, W_OK | X_OK)) {
-		msg_error("cannot write the plot '%s': %s", s->m.plot, strerror(errno));
+	/* options.c refused an empty name and control characters */
+	int rc = plot_check_path(s->m.plot);
+	if (rc) {
+		msg_error("cannot write the plot '%s': %s", s->m.plot, outfile_strerror(rc));
 		return EXIT_RESOURCE;
 	}
 	return 0;
@@ -260,7 +263,7 @@ int measuring_plot(const char *svg_path, const char *title, const char *xlabel, 
 	char hint[512] = "";
 	int rc = plot_write(svg_path, title, xlabel, ylabel, ps, ns, hint, sizeof hint);
 	if (rc < 0)
-		msg_error("cannot write the plot '%s': %s", svg_path, rc == -EIO ? hint : strerror(-rc));
+		msg_error("cannot write the plot '%s': %s", svg_path, rc == -EIO ? hint : outfile_strerror(rc));
 	else if (rc == 1)
 		msg_warn("%s", hint);
 	else
@@ -268,11 +271,31 @@ int measuring_plot(const char *svg_path, const char *title, const char *xlabel, 
 	return rc < 0 ? -1 : 0;
 }
 
+/* the signal that stopped the runs (SIGINT, SIGTERM, SIGHUP), or 0 */
+static int stop_signal(const struct session *s)
+{
+	if (s->interrupted)
+		return s->interrupted;
+	return s->env && s->env->interrupted ? (s->env->signal ? s->env->signal : SIGINT) : 0;
+}
+
+/* that signal, as "SIGTERM" */
+static const char *signal_name(const struct session *s)
+{
+	int sig = stop_signal(s);
+	const char *n = sig ? sigabbrev_np(sig) : NULL;
+	static char buf[16];
+	if (!n)
+		return "a signal";
+	snprintf(buf, sizeof buf, "SIG%s", n);
+	return buf;
+}
+
 int measuring_fail(const struct session *s, int rc)
 {
 	if (rc == -EINTR) {
-		msg_error("interrupted; every child was stopped%s%s", s->m.csv ? " and the rows measured so far are in " : "",
-			  s->m.csv ? s->m.csv : "");
+		msg_error("interrupted by %s; every child was stopped%s%s", signal_name(s),
+			  s->m.csv ? " and the rows measured so far are in " : "", s->m.csv ? s->m.csv : "");
 		return EXIT_FAILED;
 	}
 	msg_error("%s", s->seq.err);
@@ -288,4 +311,29 @@ int measuring_fail(const struct session *s, int rc)
 		}
 	}
 	return rc == -ENOENT || rc == -EMFILE ? EXIT_RESOURCE : EXIT_FAILED;
+}
+
+int measuring_stopped(struct session *s, int rc, int have_result)
+{
+	if (rc != -EINTR || !have_result)
+		return measuring_fail(s, rc);
+	s->interrupted = s->env && s->env->signal ? s->env->signal : SIGINT;
+	msg_warn("interrupted by %s: every child was stopped; the result below is of the runs measured before it%s%s",
+		 signal_name(s), s->m.csv ? ", whose rows are in " : "", s->m.csv ? s->m.csv : "");
+	return EXIT_FAILED;
+}
+
+int measuring_output(const struct session *s, json_t *o)
+{
+	int sig = stop_signal(s);
+	if (o) {
+		json_object_set_new(o, "interrupted", json_boolean(sig));
+		if (sig)
+			json_object_set_new(o, "interrupted_by", json_string(signal_name(s)));
+		json_object_set_new(o, "context", context_json(&s->ctx));
+		return jout_print(o);
+	}
+	if (sig)
+		printf("  INTERRUPTED by %s: a partial result, of the runs measured before it\n", signal_name(s));
+	return fflush(stdout) ? -EIO : 0;
 }

@@ -12,6 +12,8 @@
 #include "coordinator/plot.h"
 #include "coordinator/session.h"
 
+#include <jansson.h>
+
 /*
  * measuring_parse - the shared and the command's own options (opts_parse)
  * into s->m; --quiet takes effect. 0, or EXIT_USAGE after the message.
@@ -91,5 +93,22 @@ int measuring_plot(const char *svg_path, const char *title, const char *xlabel, 
 		   const struct plot_series *ps, size_t ns);
 /* measuring_fail - print why a run failed (rc from the session or sequence) and return the exit status */
 int measuring_fail(const struct session *s, int rc);
+/*
+ * measuring_stopped - the runs ended early with rc. When SIGINT, SIGTERM or
+ * SIGHUP stopped them (-EINTR) and have_result (something was measured),
+ * says so and sets s->interrupted: the command then reports what it has,
+ * through measuring_output, which marks it. Otherwise measuring_fail.
+ * Returns the exit status (EXIT_FAILED for an interruption).
+ */
+int measuring_stopped(struct session *s, int rc, int have_result);
+/*
+ * measuring_output - the end of a command's result, the one call a command
+ * needs for an interruption to show: with --json, o gets "interrupted"
+ * (and "interrupted_by", the signal, when SIGINT, SIGTERM or SIGHUP
+ * stopped the runs) and "context", and is printed; without, o is NULL
+ * and an interrupted result gets a last line saying that it is partial.
+ * 0 or -EIO.
+ */
+int measuring_output(const struct session *s, json_t *o);
 
 #endif

@@ -35,7 +35,8 @@ static void usage(FILE *f)
 	      "Sizes:\n"
 	      "  --sizes LIST         FROM:TO:STEP (TO included) or a list, e.g.\n"
 	      "                       1000:8000:1000 or 1k,2k,64k (k = 1000, Ki = 1024),\n"
-	      "                       1 byte to 16 MiB; passed to the workload as --size\n"
+	      "                       1 byte to 16 MiB, each size once; passed to the\n"
+	      "                       workload as --size (so not with its own --size)\n"
 	      "\n"
 	      "Workloads with a message size: tcp, tcp-stream, udp, unix, rpc (see\n"
 	      "'displace workloads'). A local peer is started on another CPU unless\n"
@@ -48,8 +49,9 @@ static void usage(FILE *f)
 	fputs("\n", f);
 	opts_help_output(f, "sweep",
 			  "  --plot FILE.svg      cost against size: displacement with CI bars, lines\n"
-			  "                       for the OS sources (gnuplot; without it the .gp\n"
-			  "                       script and .dat data are written)\n");
+			  "                       for the OS sources, through gnuplot; FILE.gp and\n"
+			  "                       FILE.dat are written beside it (render elsewhere\n"
+			  "                       with: gnuplot FILE.gp > FILE.svg)\n");
 	fputs("\n"
 	      "Example:\n"
 	      "  displace sweep tcp --sizes 1000:8000:1000 --csv results.csv --plot results.svg\n"
@@ -77,6 +79,8 @@ static int on_extra(int id, const char *val, void *ctx, char *err, size_t errlen
 		int rc = cli_parse_sizes(val, o->sizes, MAX_SIZES, &o->nsizes);
 		if (rc == -ERANGE)
 			snprintf(err, errlen, "too many sizes in '%s' (at most %d)", val, MAX_SIZES);
+		else if (rc == -EEXIST)
+			snprintf(err, errlen, "size %" PRIu64 " is listed twice in --sizes '%s'; give each size once", o->sizes[o->nsizes], val);
 		else if (rc)
 			snprintf(err, errlen, "invalid value '%s' for --sizes (e.g. 1000:8000:1000 or 1k,2k,64k)", val);
 		return rc;
@@ -94,7 +98,9 @@ static void print_table(const struct session *r, struct series *ser, struct summ
 	for (size_t i = 0; i < n; i++) {
 		const struct summary *s = &sum[i];
 		char disp[40];
-		if (isfinite(s->tau.ci_half))
+		if (!isfinite(s->tau.mean))
+			snprintf(disp, sizeof disp, "n/a (not measured)");
+		else if (isfinite(s->tau.ci_half))
 			snprintf(disp, sizeof disp, "%.3f ± %.3f", s->tau.mean / 1e3, s->tau.ci_half / 1e3);
 		else
 			snprintf(disp, sizeof disp, "%.3f", s->tau.mean / 1e3);
@@ -107,7 +113,10 @@ static void print_table(const struct session *r, struct series *ser, struct summ
 				snprintf(cell, sizeof cell, "n/a");
 			printf("  %20s", cell);
 		}
-		snprintf(a, sizeof a, "%.3f", s->tau.mean / 1e3 / ((double)ser[i].size_bytes / 1000));
+		if (isfinite(s->tau.mean))
+			snprintf(a, sizeof a, "%.3f", s->tau.mean / 1e3 / ((double)ser[i].size_bytes / 1000));
+		else
+			snprintf(a, sizeof a, "n/a");
 		printf("  %9s%s\n", a, s->outliers ? "  (outliers left out)" : "");
 	}
 	(void)r;
@@ -238,8 +247,12 @@ int cmd_sweep(int argc, char **argv)
 	}
 	msg_progress_end(&prog);
 	if (rc) {
-		st = measuring_fail(&r, rc);
-		goto out;
+		/* stopped by a signal: the sizes with a pair (or a run) measured are reported, marked partial */
+		int have = 0;
+		for (size_t i = 0; i < n; i++)
+			have |= ser[i].nruns >= (r.m.fit ? 2u : 1u);
+		if ((st = measuring_stopped(&r, rc, have)) && !r.interrupted)
+			goto out;
 	}
 	size_t outliers = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -247,7 +260,8 @@ int cmd_sweep(int argc, char **argv)
 		if (r.m.precision)
 			measuring_stop_ci(&r, &stop[i], &sum[i]);
 		outliers += sum[i].outliers;
-		if (r.m.csv)
+		/* a summary row is a whole result: an interrupted sweep has its run rows only */
+		if (r.m.csv && !r.interrupted)
 			out_csv_summary(&csv, "sweep", &r.seq.o, &ser[i], &sum[i]);
 	}
 	if (outliers)
@@ -263,7 +277,7 @@ int cmd_sweep(int argc, char **argv)
 		snprintf(label, sizeof label, "%" PRIu64 " B: ", ser[i].size_bytes);
 		busy |= measuring_check_truth(&r, &sum[i], label);
 	}
-	if (r.m.precision && !met)
+	if (r.m.precision && !met && !r.interrupted)
 		msg_warn("not every size reached ±%.2f%% before --max-time", 100 * r.m.precision);
 	if (r.m.json) {
 		json_t *arr = json_array();
@@ -273,8 +287,7 @@ int cmd_sweep(int argc, char **argv)
 		json_object_set_new(o, "workload", json_string(r.m.workload));
 		json_object_set_new(o, "peer", r.peer_note[0] ? json_string(r.peer_note) : json_null());
 		json_object_set_new(o, "sizes", arr);
-		json_object_set_new(o, "context", context_json(&r.ctx));
-		jout_print(o);
+		measuring_output(&r, o);
 	} else {
 		char cpus[128];
 		cli_format_cpulist(&r.seq.o.cpus, cpus, sizeof cpus);
@@ -282,10 +295,11 @@ int cmd_sweep(int argc, char **argv)
 		       r.seq.o.fluid.sched, cpus, ser[0].nruns, r.peer_note[0] ? "; " : "", r.peer_note);
 		print_table(&r, ser, sum, n);
 		printf("  µs per op; OS sources with their paired %% difference from displacement, 100 (OS - d) / d\n");
+		measuring_output(&r, NULL);
 	}
-	if (r.m.plot && write_plot(r.m.plot, &r, ser, sum, n))
+	if (r.m.plot && write_plot(r.m.plot, &r, ser, sum, n) && !st)
 		st = EXIT_RESOURCE;
-	if (r.m.strict && (outliers || busy || (r.m.precision && !met)))
+	if (!st && r.m.strict && (outliers || busy || (r.m.precision && !met)))
 		st = EXIT_UNTRUSTED;
 out:
 	for (size_t i = 0; i < n; i++)

@@ -1,12 +1,13 @@
 /* cmd_ticks.c - displace ticks: mean durations, their sd and CI, from per-interval tick counts */
 #include "calib/csvio.h"
 #include "calib/slowclock.h"
+#include "calib/ticksfile.h"
 #include "common/cli.h"
+#include "common/safetext.h"
 #include "coordinator/displace.h"
 #include "coordinator/jsonout.h"
 #include "coordinator/msg.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -54,108 +55,6 @@ static void usage(FILE *f)
 	      f);
 }
 
-struct column {
-	char *name;
-	uint64_t *c;
-	size_t n, cap;
-};
-
-struct tickfile {
-	struct column *col;
-	size_t ncol;
-	int header_numeric; /* every header field parses as a count */
-	char err[160];      /* what was wrong with the row csvio_read stopped on */
-};
-
-/* Parse a whole, non-negative tick count; blanks around it are allowed. */
-static int parse_count(const char *s, uint64_t *v)
-{
-	while (*s == ' ' || *s == '\t')
-		s++;
-	size_t len = strlen(s);
-	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r'))
-		len--;
-	char buf[32];
-	if (len == 0 || len >= sizeof buf)
-		return -EINVAL;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	return cli_parse_u64(buf, 0, UINT64_MAX, v);
-}
-
-/* The field as the user wrote it, shortened and with control characters shown as '?'. */
-static void quote_field(const char *s, char *buf, size_t len)
-{
-	size_t i = 0;
-	for (; s[i] && i + 4 < len && i < 40; i++)
-		buf[i] = iscntrl((unsigned char)s[i]) ? '?' : s[i];
-	buf[i] = '\0';
-	if (s[i])
-		strcpy(buf + i, "...");
-}
-
-static int on_row(const struct csvio_row *row, void *ctx)
-{
-	struct tickfile *tf = ctx;
-	char q[48];
-	if (row->index == 0) {
-		tf->col = calloc(row->n, sizeof *tf->col);
-		if (!tf->col)
-			return -ENOMEM;
-		tf->ncol = row->n;
-		tf->header_numeric = 1;
-		for (size_t i = 0; i < row->n; i++) {
-			const char *name = row->field[i];
-			/* a spreadsheet's byte-order mark is not part of the first name */
-			if (i == 0 && !strncmp(name, "\xEF\xBB\xBF", 3))
-				name += 3;
-			uint64_t v;
-			if (parse_count(name, &v))
-				tf->header_numeric = 0;
-			if (!*name) {
-				snprintf(tf->err, sizeof tf->err, "activity %zu has no name in the header row", i + 1);
-				return -EINVAL;
-			}
-			if (!(tf->col[i].name = strdup(name)))
-				return -ENOMEM;
-		}
-		return 0;
-	}
-	if (row->n != tf->ncol) {
-		snprintf(tf->err, sizeof tf->err, "%zu field%s, but the header names %zu activit%s", row->n,
-			 row->n == 1 ? "" : "s", tf->ncol, tf->ncol == 1 ? "y" : "ies");
-		return -EINVAL;
-	}
-	for (size_t i = 0; i < row->n; i++) {
-		struct column *c = &tf->col[i];
-		uint64_t v;
-		if (parse_count(row->field[i], &v)) {
-			quote_field(row->field[i], q, sizeof q);
-			snprintf(tf->err, sizeof tf->err, "not a tick count: '%s'", q);
-			return -EINVAL;
-		}
-		if (c->n == c->cap) {
-			size_t cap = c->cap ? c->cap * 2 : 1024;
-			uint64_t *p = realloc(c->c, cap * sizeof *p);
-			if (!p)
-				return -ENOMEM;
-			c->c = p;
-			c->cap = cap;
-		}
-		c->c[c->n++] = v;
-	}
-	return 0;
-}
-
-static void tickfile_free(struct tickfile *tf)
-{
-	for (size_t i = 0; i < tf->ncol; i++) {
-		free(tf->col[i].name);
-		free(tf->col[i].c);
-	}
-	free(tf->col);
-}
-
 /* The display unit for a clock of res_ns: a thousandth of the tick shows as 1. */
 static double pick_unit(double res_ns, const char **name)
 {
@@ -190,7 +89,7 @@ static void print_num(double v, int width, int prec)
 		printf(" %*s", width, "n/a");
 }
 
-static int print_text(const char *path, const struct tickfile *tf, const struct slowclock_ticks *t,
+static int print_text(const char *path, const struct ticksfile *tf, const struct slowclock_ticks *t,
 		      const struct options *o)
 {
 	const char *unit = "ticks";
@@ -205,10 +104,14 @@ static int print_text(const char *path, const struct tickfile *tf, const struct 
 		double rs = pick_unit(o->res_ns * 1000, &ru);
 		snprintf(res, sizeof res, ", D = %.4g %s", o->res_ns / rs, ru);
 	}
+	/* the names as the file has them, but never a control character to the terminal */
+	char name[100];
 	int w = 8;
-	for (size_t i = 0; i < tf->ncol; i++)
-		if ((int)strlen(tf->col[i].name) > w)
-			w = (int)strlen(tf->col[i].name) > 24 ? 24 : (int)strlen(tf->col[i].name);
+	for (size_t i = 0; i < tf->ncol; i++) {
+		int len = (int)strlen(safetext_copy(name, sizeof name, tf->name[i]));
+		if (len > w)
+			w = len > 24 ? 24 : len;
+	}
 
 	printf("%s: %zu activit%s%s%s\n\n", path, tf->ncol, tf->ncol == 1 ? "y" : "ies", res,
 	       o->res_ns > 0 ? "" : " (no --resolution: durations in ticks)");
@@ -221,7 +124,7 @@ static int print_text(const char *path, const struct tickfile *tf, const struct 
 	int wide = 0, na = 0;
 	for (size_t i = 0; i < tf->ncol; i++) {
 		const struct slowclock_ticks *s = &t[i];
-		printf("%-*.*s %9zu %11.0f", w, w, tf->col[i].name, s->n, s->tick_sum);
+		printf("%-*.*s %9zu %11.0f", w, w, safetext_copy(name, sizeof name, tf->name[i]), s->n, s->tick_sum);
 		print_num(scaled(s->mean_ticks, scale), 12, prec);
 		print_num(scaled(s->ci_half_ticks, scale), 12, prec);
 		print_num(scaled(s->sd_mean_ticks, scale), 11, prec);
@@ -254,7 +157,7 @@ static json_t *json_count(uint64_t v)
 	return v <= INT64_MAX ? json_integer((json_int_t)v) : json_real((double)v);
 }
 
-static int print_json(const char *path, const struct tickfile *tf, const struct slowclock_ticks *t,
+static int print_json(const char *path, const struct ticksfile *tf, const struct slowclock_ticks *t,
 		      const struct options *o)
 {
 	double ns = o->res_ns > 0 ? o->res_ns : NAN;
@@ -262,7 +165,7 @@ static int print_json(const char *path, const struct tickfile *tf, const struct 
 	for (size_t i = 0; i < tf->ncol; i++) {
 		const struct slowclock_ticks *s = &t[i];
 		json_t *a = json_object();
-		json_object_set_new(a, "name", json_string(tf->col[i].name));
+		json_object_set_new(a, "name", jout_text(tf->name[i]));
 		json_object_set_new(a, "n", json_integer((json_int_t)s->n));
 		json_object_set_new(a, "tick_sum", jout_num(s->tick_sum));
 		json_object_set_new(a, "min_ticks", json_count(s->min_ticks));
@@ -284,7 +187,7 @@ static int print_json(const char *path, const struct tickfile *tf, const struct 
 		json_array_append_new(arr, a);
 	}
 	json_t *root = json_object();
-	json_object_set_new(root, "file", json_string(path));
+	json_object_set_new(root, "file", jout_text(path));
 	json_object_set_new(root, "resolution_ns", jout_num(ns));
 	json_object_set_new(root, "confidence", jout_num(o->conf));
 	json_object_set_new(root, "batches", json_integer((json_int_t)o->batches));
@@ -346,15 +249,15 @@ int cmd_ticks(int argc, char **argv)
 		msg_error("cannot read '%s': %s", path, strerror(EISDIR));
 		return EXIT_RESOURCE;
 	}
-	struct tickfile tf = { 0 };
+	struct ticksfile tf;
 	unsigned long line;
-	int rc = csvio_read(path, on_row, &tf, &line);
+	int rc = ticksfile_read(path, &tf, &line);
 	int status = EXIT_OK;
 	if (rc == -EINVAL && tf.err[0]) {
 		msg_error("%s:%lu: %s", path, line, tf.err);
 		status = EXIT_USAGE;
-	} else if (rc == -EBADMSG) {
-		msg_error("%s:%lu: malformed CSV (a stray quote or an unclosed quoted field?)", path, line);
+	} else if (rc == -EBADMSG || rc == -EILSEQ) {
+		msg_error("%s:%lu: %s", path, line, csvio_syntax_text(rc));
 		status = EXIT_USAGE;
 	} else if (rc == -ENOMEM) {
 		msg_error("%s: out of memory", path);
@@ -365,33 +268,38 @@ int cmd_ticks(int argc, char **argv)
 	} else if (tf.ncol == 0) {
 		msg_error("%s: empty file: no header row naming the activities", path);
 		status = EXIT_USAGE;
-	} else if (tf.col[0].n == 0) {
+	} else if (tf.nrows == 0) {
 		msg_error("%s: no tick counts after the header row", path);
 		status = EXIT_USAGE;
 	}
 	if (status != EXIT_OK) {
-		tickfile_free(&tf);
+		ticksfile_free(&tf);
 		return status;
 	}
 	if (tf.header_numeric)
 		msg_warn("%s:1: the header row looks like tick counts; the first row must name the activities", path);
 
 	struct slowclock_ticks *t = calloc(tf.ncol, sizeof *t);
-	if (!t) {
-		tickfile_free(&tf);
+	uint64_t *col = calloc(tf.nrows, sizeof *col);
+	if (!t || !col) {
+		free(t);
+		free(col);
+		ticksfile_free(&tf);
 		msg_error("out of memory");
 		return EXIT_FAILED;
 	}
 	for (size_t i = 0; i < tf.ncol && status == EXIT_OK; i++) {
-		rc = slowclock_ticks_summarize(tf.col[i].c, tf.col[i].n, o.batches, o.conf, &t[i]);
+		ticksfile_column(&tf, i, col);
+		rc = slowclock_ticks_summarize(col, tf.nrows, o.batches, o.conf, &t[i]);
 		if (rc) {
-			msg_error("%s: cannot summarize '%s': %s", path, tf.col[i].name, strerror(-rc));
+			msg_error("%s: cannot summarize '%s': %s", path, tf.name[i], strerror(-rc));
 			status = EXIT_FAILED;
 		}
 	}
+	free(col);
 	if (status == EXIT_OK)
 		status = json ? print_json(path, &tf, t, &o) : print_text(path, &tf, t, &o);
 	free(t);
-	tickfile_free(&tf);
+	ticksfile_free(&tf);
 	return status;
 }

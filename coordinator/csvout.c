@@ -1,41 +1,67 @@
 /* csvout.c - result CSV files: a stable header, rows appended and flushed one by one */
 #include "coordinator/csvout.h"
 #include "calib/csvio.h"
+#include "common/outfile.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
-int csvout_open(struct csvout *c, const char *path, const char *header)
+/* the first line of the file (without its line end) is header; 1 if so, 0 if not, -errno */
+static int has_header(FILE *f, const char *header)
 {
-	memset(c, 0, sizeof *c);
-	snprintf(c->path, sizeof c->path, "%s", path);
-	FILE *f = fopen(path, "a+");
-	if (!f)
-		return -errno;
 	char *line = NULL;
 	size_t cap = 0;
 	rewind(f);
 	ssize_t n = getline(&line, &cap, f);
-	if (n > 0) {
+	int rc = n < 0 ? (ferror(f) ? -EIO : 0) : 0;
+	if (n >= 0) {
 		line[strcspn(line, "\r\n")] = '\0';
-		int same = !strcmp(line, header);
-		free(line);
-		if (!same) {
-			fclose(f);
-			return -EEXIST;
-		}
-	} else {
-		free(line);
-		if (fputs(header, f) == EOF || fputc('\n', f) == EOF || fflush(f)) {
-			fclose(f);
-			return -EIO;
-		}
+		rc = !strcmp(line, header);
 	}
-	fseek(f, 0, SEEK_END);
+	free(line);
+	return rc;
+}
+
+int csvout_open(struct csvout *c, const char *path, const char *header)
+{
+	struct outfile o;
+	struct stat st;
+	int created;
+	memset(c, 0, sizeof *c);
+	snprintf(c->path, sizeof c->path, "%s", path);
+	int rc = outfile_append(&o, path, &created);
+	if (rc)
+		return rc;
+	FILE *f = fdopen(o.fd, "a+");
+	if (!f) {
+		rc = -errno;
+		outfile_close(&o);
+		return rc;
+	}
+	if (fstat(o.fd, &st)) {
+		rc = -errno;
+	} else if (st.st_size == 0) {
+		if (fputs(header, f) == EOF || fputc('\n', f) == EOF || fflush(f))
+			rc = -EIO;
+	} else if ((rc = has_header(f, header)) >= 0) {
+		char last = '\n';
+		rc = rc ? 0 : -EEXIST;
+		/* a file cut short in its last row: that row ends here, so the next one does not run into it */
+		if (!rc && pread(o.fd, &last, 1, st.st_size - 1) != 1)
+			rc = -EIO;
+		if (!rc && last != '\n' && (fputc('\n', f) == EOF || fflush(f)))
+			rc = -EIO;
+	}
+	if (rc) {
+		fclose(f);
+		return rc;
+	}
 	c->f = f;
 	return 0;
 }

@@ -11,9 +11,12 @@ struct csvout {
 };
 
 /*
- * csvout_open - open path for appending. A new or empty file gets header;
- * an existing file must already have the same header (-EEXIST if not, so
- * rows of another kind are never mixed in). 0 or -errno.
+ * csvout_open - open path for appending (outfile_append: never through a
+ * symbolic link, only a regular file). A new or empty file gets header; an
+ * existing file must already have the same header (-EEXIST if not, so rows
+ * of another kind are never mixed in), and a last row without its line end
+ * gets one, so that the next row does not run into it. 0 or -errno
+ * (outfile_strerror says why).
  */
 int csvout_open(struct csvout *c, const char *path, const char *header);
 /* csvout_row - one row through libcsv, flushed at once. 0 or -errno */

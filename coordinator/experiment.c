@@ -4,7 +4,9 @@
  *
  * The fluid and the PUT do plain blocking work; only the coordinator has
  * an event loop. Every child is started with pipes, dies with its parent
- * (PR_SET_PDEATHSIG, set by the child), and is stopped on SIGINT/SIGTERM.
+ * (PR_SET_PDEATHSIG, set by the child), and is stopped on SIGINT, SIGTERM
+ * or SIGHUP (a closed terminal), which the commands then report as an
+ * interruption.
  */
 #include "coordinator/experiment.h"
 #include "coordinator/context.h"
@@ -45,7 +47,8 @@ static void stop_all(struct exp_env *e)
 static void on_signal(uv_signal_t *h, int sig)
 {
 	struct exp_env *e = h->data;
-	(void)sig;
+	if (!e->interrupted)
+		e->signal = sig;
 	e->interrupted = 1;
 	stop_all(e);
 }
@@ -86,21 +89,21 @@ int exp_env_init(struct exp_env *e, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot start the event loop: %s", uv_strerror(rc));
 		return -ENOMEM;
 	}
-	uv_signal_init(&e->loop, &e->sigint);
-	uv_signal_init(&e->loop, &e->sigterm);
-	e->sigint.data = e->sigterm.data = e;
-	uv_signal_start(&e->sigint, on_signal, SIGINT);
-	uv_signal_start(&e->sigterm, on_signal, SIGTERM);
-	/* the signal watchers must not keep uv_run alive on their own */
-	uv_unref((uv_handle_t *)&e->sigint);
-	uv_unref((uv_handle_t *)&e->sigterm);
+	static const int sigs[EXP_NSIGNALS] = { SIGINT, SIGTERM, SIGHUP };
+	for (int i = 0; i < EXP_NSIGNALS; i++) {
+		uv_signal_init(&e->loop, &e->sig[i]);
+		e->sig[i].data = e;
+		uv_signal_start(&e->sig[i], on_signal, sigs[i]);
+		/* the signal watchers must not keep uv_run alive on their own */
+		uv_unref((uv_handle_t *)&e->sig[i]);
+	}
 	return 0;
 }
 
 void exp_env_fini(struct exp_env *e)
 {
-	uv_close((uv_handle_t *)&e->sigint, NULL);
-	uv_close((uv_handle_t *)&e->sigterm, NULL);
+	for (int i = 0; i < EXP_NSIGNALS; i++)
+		uv_close((uv_handle_t *)&e->sig[i], NULL);
 	uv_run(&e->loop, UV_RUN_DEFAULT);
 	uv_loop_close(&e->loop);
 }

@@ -11,13 +11,15 @@
 #include <uv.h>
 
 #define EXP_MAX_CPUS 64
+#define EXP_NSIGNALS 3 /* SIGINT, SIGTERM, SIGHUP */
 
 struct exp_env {
 	uv_loop_t loop;
 	char fluid_path[PATH_MAX];
 	char put_path[PATH_MAX];
-	uv_signal_t sigint, sigterm;
-	int interrupted;        /* SIGINT or SIGTERM arrived: stop everything */
+	uv_signal_t sig[EXP_NSIGNALS];
+	int interrupted;        /* SIGINT, SIGTERM or SIGHUP arrived: stop everything */
+	int signal;             /* the first of them */
 	struct child *active[EXP_MAX_CPUS + 64 + 4]; /* fluids, or clients (EXP_MAX_CLIENTS), and put and the peer */
 	int nactive;
 	int coordinator_cpu;    /* where the coordinator pinned itself, -1 if not */
@@ -33,7 +35,8 @@ struct exp_fluid_opts {
 
 /*
  * exp_env_init - find the helpers (next to displace, or in
- * ../libexec/displace), set up the loop and SIGINT/SIGTERM handling.
+ * ../libexec/displace), set up the loop and SIGINT, SIGTERM and SIGHUP
+ * handling (each stops every child and sets interrupted).
  * -ENOENT with a message if a helper is missing.
  */
 int exp_env_init(struct exp_env *e, char *err, size_t errlen);

@@ -1,11 +1,14 @@
 /* msg.c - messages to the user: errors, warnings, progress */
 #include "coordinator/msg.h"
 #include "common/dclock.h"
+#include "common/safetext.h"
 #include "coordinator/displace.h"
 
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -21,11 +24,23 @@ bool msg_quiet(void)
 	return quiet;
 }
 
+/*
+ * Every message goes through safetext: it may quote a child's error line,
+ * a peer's words, a file's content or another user's process name, and
+ * none of their bytes may drive the terminal.
+ */
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "displace: %s", prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	char *text = NULL;
+	if (vasprintf(&text, fmt, ap) < 0) {
+		fprintf(stderr, "displace: %sout of memory\n", prefix);
+		return;
+	}
+	size_t len = 4 * strlen(text) + 1;
+	char *safe = malloc(len);
+	fprintf(stderr, "displace: %s%s\n", prefix, safe ? safetext_copy(safe, len, text) : "out of memory");
+	free(safe);
+	free(text);
 }
 
 void msg_error(const char *fmt, ...)

@@ -1,6 +1,7 @@
 /* options.c - the options measure, sweep and predict share */
 #include "coordinator/options.h"
 #include "calib/summary.h"
+#include "common/safetext.h"
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,7 +22,9 @@ const char opts_help_placement[] =
 	"                       workloads' own --peer defaults do not apply\n"
 	"  --peer-cpu N|same    the local peer's CPU (default: another CPU, not the\n"
 	"                       measured CPU's SMT sibling); same puts it on the\n"
-	"                       measured CPU, so its work is in the displacement\n";
+	"                       measured CPU, so its work is in the displacement.\n"
+	"                       Not with --peer, and neither is for a workload\n"
+	"                       without a peer\n";
 
 /*
  * --ops, --reps, --precision, the fit and --csv mean a little different
@@ -97,6 +100,7 @@ void opts_help_output(FILE *f, const char *cmd, const char *more)
 			"  --csv FILE           append one row per run and a summary row%s\n"
 			"                       (header in README.md), each flushed as it is measured\n",
 			strcmp(cmd, "sweep") ? "" : " per size");
+	fputs("                       (never through a symbolic link; a regular file only)\n", f);
 	if (more)
 		fputs(more, f);
 	fputs("  --json               print JSON instead of the human report\n"
@@ -105,6 +109,11 @@ void opts_help_output(FILE *f, const char *cmd, const char *more)
 	      "                       outliers, noisy host)\n"
 	      "  -h, --help           this help\n",
 	      f);
+	if (strcmp(cmd, "predict"))
+		fputs("\nSIGINT, SIGTERM or SIGHUP stops the runs: the summary of those measured so\n"
+		      "far is printed, marked interrupted (JSON: \"interrupted\": true), and the\n"
+		      "exit status is 1.\n",
+		      f);
 }
 
 enum {
@@ -146,6 +155,12 @@ static const struct opts_extra common[] = {
 
 /* --estimator's values, in enum sum_estimator order */
 static const char *const estimator_arg[SUM_NEST] = { "off-cpu", "classic", "drift-robust" };
+
+/* a file to write: not empty, and no control character (a plot's name goes into a gnuplot script) */
+static int file_name(const char *v)
+{
+	return *v && safetext_printable(v) ? 0 : -1;
+}
 
 static int common_opt(struct opts *m, int id, const char *v)
 {
@@ -216,13 +231,13 @@ static int common_opt(struct opts *m, int id, const char *v)
 		return 0;
 	case O_CSV:
 		m->csv = v;
-		return 0;
+		return file_name(v);
 	case O_PLOT:
 		m->plot = v;
-		return 0;
+		return file_name(v);
 	case O_STORE:
 		m->store = v;
-		return 0;
+		return file_name(v);
 	case O_JSON:
 		m->json = 1;
 		return 0;
@@ -266,6 +281,10 @@ static const char *hint(int id)
 		return " (a positive duration, e.g. 500ms)";
 	case O_ESTIMATOR:
 		return " (off-cpu, classic or drift-robust)";
+	case O_CSV:
+	case O_PLOT:
+	case O_STORE:
+		return " (a file name, not empty, without control characters)";
 	case O_PRECISION_OF:
 		return " (result or normalised)";
 	case O_STOPPING:

@@ -62,6 +62,7 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 		json_object_set_new(pctr, est_src_key((enum est_src)k), summary_json(&s->pct_robust[k], 1));
 	json_object_set_new(o, "pct_vs_drift_robust", pctr);
 	json_object_set_new(o, "startup_us", jout_num(s->startup_ns / 1e3));
+	json_object_set_new(o, "startup_why", s->startup_why[0] ? json_string(s->startup_why) : json_null());
 	json_t *err = json_object();
 	json_object_set_new(err, "statistical", jout_num(s->tau.ci_half / 1e3));
 	json_object_set_new(err, "res", jout_num(s->e_res_ns / 1e3));

@@ -189,7 +189,9 @@ void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so,
 	if (so->sim_res_ns > 1 && isfinite(s->tau_raw.mean))
 		fprintf(f, "  real clock   %s µs   [the same runs by CLOCK_MONOTONIC_RAW: the slow clock moved the classic estimate by %s µs]\n",
 			us(s->tau_raw.mean, a, sizeof a), us(s->est[SUM_CLASSIC].mean - s->tau_raw.mean, b, sizeof b));
-	if (s->fitted)
+	if (s->fitted && s->startup_why[0])
+		fprintf(f, "  start-up S   not measurable: %s\n", s->startup_why);
+	else if (s->fitted)
 		fprintf(f, "  start-up S   %s µs per run (intercept of T_PUT against L; removed by the fit)\n",
 			us(s->startup_ns, a, sizeof a));
 	if (s->outliers)
@@ -198,7 +200,9 @@ void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so,
 	fprintf(f, "    statistical  ±%-10s Student t over %zu %s\n", us(t->ci_half, a, sizeof a), s->n, unit);
 	fprintf(f, "    e_res        %-11s bound for clock resolution %.0f ns (twice Woodside sec. 3)\n", us(s->e_res_ns, a, sizeof a),
 		so->delta_ns);
-	if (s->fitted)
+	if (s->fitted && s->startup_why[0])
+		fprintf(f, "    e_start      %-11s S not measurable (above); the fit removed it anyway\n", "unknown");
+	else if (s->fitted)
 		fprintf(f, "    e_start      %-11s S/L, already removed by the fit\n", us(s->e_start_ns, a, sizeof a));
 	else
 		fprintf(f, "    e_start      %-11s not removed: --no-fit\n", "unknown");

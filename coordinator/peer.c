@@ -1,11 +1,16 @@
 /* peer.c - the local peer: 'put serve' started by measure, sweep and predict */
 #include "coordinator/peer.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 struct wait_ready {
@@ -65,18 +70,73 @@ static void on_timeout(uv_timer_t *t)
 	child_kill(&w->p->c, SIGKILL);
 }
 
+/* the socket name in directory dirfd still has a listener (a missing socket has none) */
+static int socket_alive(int dirfd, const char *name)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	char proc[64];
+	/* through /proc/self/fd, so the directory is the one opened and checked, whatever its path length */
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d/%s", dirfd, name);
+	if (strlen(proc) >= sizeof a.sun_path)
+		return 1;
+	strcpy(a.sun_path, proc);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 1;
+	int alive = connect(fd, (struct sockaddr *)&a, sizeof a) == 0 || (errno != ECONNREFUSED && errno != ENOENT);
+	close(fd);
+	return alive;
+}
+
+int peer_clean_stale(const char *tmpdir)
+{
+	int removed = 0;
+	int tfd = open(tmpdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = tfd < 0 ? NULL : fdopendir(tfd);
+	if (!d) {
+		if (tfd >= 0)
+			close(tfd);
+		return 0;
+	}
+	for (struct dirent *de; (de = readdir(d));) {
+		int pid, n = 0;
+		if (sscanf(de->d_name, PEER_DIR_PREFIX "%d-%n", &pid, &n) != 1 || !n || pid <= 0)
+			continue;
+		/* the peer of a displace that is still running is not stale */
+		if (!kill(pid, 0) || errno != ESRCH)
+			continue;
+		/* ours, a real directory (never a symlink), holding at most the peer's socket, now dead */
+		struct stat st;
+		int fd = openat(tfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!fstat(fd, &st) && st.st_uid == geteuid() && !socket_alive(fd, PEER_SOCK_NAME)) {
+			unlinkat(fd, PEER_SOCK_NAME, 0);
+			removed += !unlinkat(tfd, de->d_name, AT_REMOVEDIR);
+		}
+		close(fd);
+	}
+	closedir(d);
+	return removed;
+}
+
 int peer_start(struct exp_env *e, struct peer *p, int cpu, char *err, size_t errlen)
 {
 	static struct wait_ready w;
 	char cpu_s[16], sock[128];
 	memset(p, 0, sizeof *p);
 	p->cpu = cpu;
-	snprintf(p->dir, sizeof p->dir, "/tmp/displace-peer-XXXXXX");
+	/*
+	 * A displace killed outright (SIGKILL) cannot remove its peer's socket
+	 * directory: the next one does. The directory names its owner's pid.
+	 */
+	peer_clean_stale("/tmp");
+	snprintf(p->dir, sizeof p->dir, "/tmp/" PEER_DIR_PREFIX "%d-XXXXXX", (int)getpid());
 	if (!mkdtemp(p->dir)) {
 		snprintf(err, errlen, "cannot make a directory for the peer's unix socket: %s", strerror(errno));
 		return -errno;
 	}
-	snprintf(sock, sizeof sock, "%s/peer.sock", p->dir);
+	snprintf(sock, sizeof sock, "%s/" PEER_SOCK_NAME, p->dir);
 	snprintf(cpu_s, sizeof cpu_s, "%d", cpu);
 	char *argv[] = { e->put_path, "serve", "--cpu", cpu_s, "--listen", "127.0.0.1:0", "--unix", sock, NULL };
 	memset(&w, 0, sizeof w);
@@ -157,7 +217,7 @@ void peer_stop(struct exp_env *e, struct peer *p)
 	child_release(&p->c);
 	uv_run(&e->loop, UV_RUN_DEFAULT);
 	char sock[192];
-	snprintf(sock, sizeof sock, "%s/peer.sock", p->dir);
+	snprintf(sock, sizeof sock, "%s/" PEER_SOCK_NAME, p->dir);
 	unlink(sock);
 	rmdir(p->dir);
 	p->started = 0;

@@ -1,11 +1,25 @@
-/* plot.c - SVG plots through gnuplot, or the script and data to make them */
+/*
+ * plot.c - SVG plots through gnuplot, or the script and data to make them.
+ *
+ * Every file goes through outfile (a temporary file renamed into place,
+ * never through a symbolic link). gnuplot gets the script on its stdin
+ * and writes the SVG to its stdout, our temporary file: it opens no file
+ * for writing itself, and only the data file for reading. Every string in
+ * the script is a gnuplot single-quoted string, in which nothing is
+ * expanded (no backquote command, no macro); a control character, which
+ * would end the string and start a command, is refused.
+ */
 #include "coordinator/plot.h"
+#include "common/outfile.h"
+#include "common/safetext.h"
 
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,7 +41,7 @@ static int in_path(const char *prog)
 	return 0;
 }
 
-/* a gnuplot string literal: single quotes, doubled inside */
+/* a gnuplot string literal: single quotes, doubled inside; the caller checked safetext_printable() */
 static void gp_str(FILE *f, const char *s)
 {
 	fputc('\'', f);
@@ -39,22 +53,94 @@ static void gp_str(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
+/* BASE.dat and BASE.gp beside svg_path (BASE: svg_path without .svg) */
+static int names(const char *svg_path, char *dat, char *gp, size_t len)
+{
+	size_t n = strlen(svg_path);
+	if (n > 4 && !strcmp(svg_path + n - 4, ".svg"))
+		n -= 4;
+	int a = snprintf(dat, len, "%.*s.dat", (int)n, svg_path), b = snprintf(gp, len, "%.*s.gp", (int)n, svg_path);
+	return a < 0 || b < 0 || (size_t)a >= len || (size_t)b >= len ? -ENAMETOOLONG : 0;
+}
+
+int plot_check_path(const char *svg_path)
+{
+	char dat[4200], gp[4200];
+	int rc;
+	if (!svg_path || !*svg_path || !safetext_printable(svg_path))
+		return -EINVAL;
+	if ((rc = names(svg_path, dat, gp, sizeof dat)))
+		return rc;
+	if ((rc = outfile_check(svg_path)) || (rc = outfile_check(dat)) || (rc = outfile_check(gp)))
+		return rc;
+	return 0;
+}
+
+/* gnuplot with the script on its stdin and the SVG (a temporary file) on its stdout */
+static int run_gnuplot(const char *script, size_t len, const char *svg_path)
+{
+	struct outfile svg;
+	int in = memfd_create("displace-plot.gp", MFD_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	if (write(in, script, len) != (ssize_t)len || lseek(in, 0, SEEK_SET)) {
+		close(in);
+		return -EIO;
+	}
+	int rc = outfile_create(&svg, svg_path);
+	if (rc) {
+		close(in);
+		return rc;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		rc = -errno;
+	} else if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (dup2(in, STDIN_FILENO) < 0 || dup2(svg.fd, STDOUT_FILENO) < 0)
+			_exit(127);
+		execlp("gnuplot", "gnuplot", (char *)NULL);
+		_exit(127);
+	} else {
+		int st;
+		while (waitpid(pid, &st, 0) < 0)
+			if (errno != EINTR) {
+				rc = -errno;
+				break;
+			}
+		if (!rc && (!WIFEXITED(st) || WEXITSTATUS(st)))
+			rc = -EIO;
+	}
+	close(in);
+	if (rc)
+		outfile_abort(&svg);
+	else
+		rc = outfile_commit(&svg);
+	return rc;
+}
+
 int plot_write(const char *svg_path, const char *title, const char *xlabel, const char *ylabel,
 	       const struct plot_series *s, size_t ns, char *hint, size_t hintlen)
 {
-	char base[4096], dat[4200], gp[4200];
-	size_t len = strlen(svg_path);
-	if (len >= sizeof base)
-		return -ENAMETOOLONG;
-	strcpy(base, svg_path);
-	if (len > 4 && !strcmp(base + len - 4, ".svg"))
-		base[len - 4] = '\0';
-	snprintf(dat, sizeof dat, "%s.dat", base);
-	snprintf(gp, sizeof gp, "%s.gp", base);
+	char dat[4200], gp[4200];
+	int rc;
+	hint[0] = '\0';
+	/* all three files can be written, or none is */
+	if ((rc = plot_check_path(svg_path)) || (rc = names(svg_path, dat, gp, sizeof dat)))
+		return rc;
+	if (!safetext_printable(title) || !safetext_printable(xlabel) || !safetext_printable(ylabel))
+		return -EINVAL;
+	for (size_t k = 0; k < ns; k++)
+		if (!safetext_printable(s[k].title))
+			return -EINVAL;
 
-	FILE *f = fopen(dat, "w");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
 	if (!f)
-		return -errno;
+		return -ENOMEM;
 	/* one gnuplot data block per series, separated by two blank lines */
 	for (size_t k = 0; k < ns; k++) {
 		fprintf(f, "# %s\n", s[k].title);
@@ -64,15 +150,20 @@ int plot_write(const char *svg_path, const char *title, const char *xlabel, cons
 					s[k].err && isfinite(s[k].err[i]) ? s[k].err[i] : 0.0);
 		fputs("\n\n", f);
 	}
-	if (fclose(f))
-		return -EIO;
+	if (fclose(f)) {
+		free(text);
+		return -ENOMEM;
+	}
+	rc = outfile_write(dat, text, len);
+	free(text);
+	if (rc)
+		return rc;
 
-	f = fopen(gp, "w");
-	if (!f)
-		return -errno;
-	fputs("set terminal svg size 900,560 dynamic enhanced font 'sans,12'\nset output ", f);
-	gp_str(f, svg_path);
-	fputs("\nset title ", f);
+	if (!(f = open_memstream(&text, &len)))
+		return -ENOMEM;
+	fputs("# written by displace; the SVG goes to standard output: gnuplot FILE.gp > FILE.svg\n"
+	      "set terminal svg size 900,560 dynamic enhanced font 'sans,12'\nset title ",
+	      f);
 	gp_str(f, title);
 	fputs("\nset xlabel ", f);
 	gp_str(f, xlabel);
@@ -88,30 +179,28 @@ int plot_write(const char *svg_path, const char *title, const char *xlabel, cons
 		gp_str(f, s[k].title);
 	}
 	fputs("\n", f);
-	if (fclose(f))
-		return -EIO;
+	if (fclose(f)) {
+		free(text);
+		return -ENOMEM;
+	}
+	rc = outfile_write(gp, text, len);
+	if (rc) {
+		free(text);
+		return rc;
+	}
 
 	if (!in_path("gnuplot")) {
-		snprintf(hint, hintlen, "gnuplot is not installed: wrote %s and %s; render with 'gnuplot %s' "
+		free(text);
+		snprintf(hint, hintlen, "gnuplot is not installed: wrote %s and %s; render with 'gnuplot %s > %s' "
 					"(Debian: apt-get install gnuplot-nox)",
-			 gp, dat, gp);
+			 gp, dat, gp, svg_path);
 		return 1;
 	}
-	pid_t pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		execlp("gnuplot", "gnuplot", gp, (char *)NULL);
-		_exit(127);
-	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+	rc = run_gnuplot(text, len, svg_path);
+	free(text);
+	if (rc == -EIO)
 		snprintf(hint, hintlen, "gnuplot failed on %s", gp);
-		return -EIO;
-	}
-	snprintf(hint, hintlen, "wrote %s (script %s)", svg_path, gp);
-	return 0;
+	else if (!rc)
+		snprintf(hint, hintlen, "wrote %s (script %s)", svg_path, gp);
+	return rc;
 }

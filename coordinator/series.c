@@ -32,6 +32,21 @@ int series_add_arg(struct series *s, const char *arg)
 	return 0;
 }
 
+/* arg is option name, as "--name" or "--name=value" */
+static int is_opt(const char *arg, const char *name)
+{
+	size_t len = strlen(name);
+	return !strncmp(arg, name, len) && (arg[len] == '\0' || arg[len] == '=');
+}
+
+const char *series_added(const struct series *s, const char *name)
+{
+	for (int i = 0; i < s->nadded; i++)
+		if (is_opt(s->added[i], name))
+			return s->added[i];
+	return NULL;
+}
+
 int series_add_put_opt(struct series *s, const char *opt)
 {
 	if (s->nput_opts >= (int)(sizeof s->put_opts / sizeof s->put_opts[0]) || strlen(opt) >= sizeof s->put_opts[0])
@@ -43,10 +58,18 @@ int series_add_put_opt(struct series *s, const char *opt)
 int series_argv(const struct series *s, char **argv, int max, char sizebuf[32])
 {
 	int k = 0;
+	/* the option a pilot's fixed one stands for (spin's --us for --loops-per-op) is left out */
+	const struct put_pilot *pl = s->w ? &s->w->pilot : NULL;
+	const char *drop = pl && pl->fix_replaces && series_added(s, pl->fix_option) ? pl->fix_replaces : NULL;
 	/* room for the NULL */
 	max--;
-	for (int i = 0; i < s->nopts && k < max; i++)
+	for (int i = 0; i < s->nopts && k < max; i++) {
+		if (i > 0 && drop && is_opt(s->opts[i], drop)) {
+			i += !strchr(s->opts[i], '='); /* and its value */
+			continue;
+		}
 		argv[k++] = (char *)s->opts[i];
+	}
 	if (s->peer_arg[0] && k < max)
 		argv[k++] = (char *)s->peer_arg;
 	if (s->size_bytes && k < max) {
@@ -65,9 +88,8 @@ int series_has_arg(const struct series *s, const char *name)
 {
 	char *argv[2 * SERIES_MAX_ARGS + SERIES_MAX_ADDED + 4], sizebuf[32];
 	int n = series_argv(s, argv, (int)(sizeof argv / sizeof argv[0]), sizebuf);
-	size_t len = strlen(name);
 	for (int i = 1; i < n && strcmp(argv[i], "--"); i++)
-		if (!strncmp(argv[i], name, len) && (argv[i][len] == '\0' || argv[i][len] == '='))
+		if (is_opt(argv[i], name))
 			return 1;
 	return 0;
 }

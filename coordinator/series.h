@@ -49,6 +49,8 @@ void series_init(struct series *s, const struct put_workload *w, char *const *wa
 		 const char *label);
 /* series_add_arg - add an option for the workload, e.g. "--window=64", copied; -E2BIG if it does not fit */
 int series_add_arg(struct series *s, const char *arg);
+/* series_added - the option name ("--loops-per-op") a command added, as "--name=value"; NULL if none */
+const char *series_added(const struct series *s, const char *name);
 /* series_add_put_opt - add one of put's own options (before the workload's name), copied; -E2BIG */
 int series_add_put_opt(struct series *s, const char *opt);
 /* series_has_arg - whether the user or a command gave option name ("--loops-per-op") */
@@ -56,6 +58,8 @@ int series_has_arg(const struct series *s, const char *name);
 /*
  * series_argv - the workload's argv as put takes it: name, the user's
  * options, --peer, --size, the added options, then "--" and the command.
+ * A user's option that an added one stands for (put_pilot.fix_replaces)
+ * is left out.
  * bufs holds the --size text; argv has room for max entries, NULL-terminated.
  * Returns the count.
  */

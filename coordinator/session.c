@@ -65,14 +65,45 @@ static int command_found(const char *cmd)
 	return last;
 }
 
+/* the options that are not the workload's to choose alone; 0 or -EINVAL (err) */
+static int check_conflicts(struct session *s, char **wargs, int nwargs, size_t nsizes)
+{
+	const struct opts *m = &s->m;
+	struct series args;
+	series_init(&args, s->w, wargs, nwargs, NULL, "");
+	if (nsizes && series_has_arg(&args, "--size"))
+		return fail(s, -EINVAL, "--size and --sizes exclude each other: give every size with --sizes");
+	if (!s->w->peer && (m->peer_arg || m->peer_cpu_arg))
+		return fail(s, -EINVAL, "%s has no peer: --%s is for the socket and RPC workloads", s->w->name,
+			    m->peer_arg ? "peer" : "peer-cpu");
+	if (m->peer_arg && m->peer_cpu_arg)
+		return fail(s, -EINVAL, "--peer-cpu places the local peer, and --peer %s replaces it: give one", m->peer_arg);
+	return 0;
+}
+
 int session_check_args(struct session *s, char **wargs, int nwargs, const uint64_t *sizes, size_t nsizes)
 {
-	/* put's own parser, so that displace rejects exactly what put would */
+	int rc = check_conflicts(s, wargs, nwargs, nsizes);
+	if (rc)
+		return rc;
+	/*
+	 * put's own parser, so that displace rejects exactly what put would;
+	 * with --peer ADDR as the runs will pass it, so a bad address is
+	 * refused now, not after the calibrations
+	 */
+	char *argv[OPTS_MAX_WARGS + 2], peer[300];
+	int n = 0;
+	for (int i = 0; i < nwargs && n < OPTS_MAX_WARGS; i++)
+		argv[n++] = wargs[i];
+	if (s->w->peer && s->m.peer_arg) {
+		snprintf(peer, sizeof peer, "--peer=%s", s->m.peer_arg);
+		argv[n++] = peer;
+	}
+	argv[n] = NULL;
 	void *state = NULL;
 	char err[512] = "";
-	if (s->w->parse(nwargs, wargs, &state, err, sizeof err))
+	if (s->w->parse(n, argv, &state, err, sizeof err))
 		return fail(s, -EINVAL, "%s: %s", s->w->name, err);
-	int rc = 0;
 	for (size_t i = 0; i < nsizes && !rc; i++) {
 		if (!(s->w->flags & PUT_SIZED) || !s->w->check_size) {
 			char names[128];

@@ -52,6 +52,7 @@ struct session {
 	struct peer peer;         /* the local peer, when the workload needs one */
 	const char *peer_addr;    /* what the workload connects to: --peer or the local peer */
 	char peer_note[160];      /* where the peer runs, for the output */
+	int interrupted;          /* the signal that stopped the runs, whose result is reported as partial; 0 */
 	char err[512];
 };
 

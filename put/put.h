@@ -40,6 +40,7 @@ struct put_pilot {
 	const char *op_us_field; /* with null_run: the report field with one operation's cost in us */
 	const char *fix_field;   /* a report field whose value every later run gets ... */
 	const char *fix_option;  /* ... as this option, unless the user gave it */
+	const char *fix_replaces; /* the user's option the fixed one stands for, left out of those runs */
 };
 
 struct put_workload {

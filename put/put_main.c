@@ -8,6 +8,7 @@
  * ns, quantised if asked), and the OS's own accounting of the loop.
  */
 #include "common/cli.h"
+#include "common/outfile.h"
 #include "common/pin.h"
 #include "common/dclock.h"
 #include "fluid/spin.h"
@@ -44,8 +45,10 @@ static void usage(FILE *f)
 	      "\n"
 	      "  --op-times FILE  run the operations one at a time and write each one's\n"
 	      "                   start and end (ns, CLOCK_MONOTONIC_RAW, quantised under\n"
-	      "                   --clock-resolution) to FILE, one per line; at most 1e8\n"
-	      "                   operations; for benches (bench/fluid-perturbation). A\n"
+	      "                   --clock-resolution) to FILE, one per line (FILE is\n"
+	      "                   replaced whole at the end, never through a symbolic\n"
+	      "                   link); at most 1e8 operations; for benches\n"
+	      "                   (bench/fluid-perturbation). A\n"
 	      "                   pipelined loop (--window) is not pipelined across\n"
 	      "                   operations then\n"
 	      "  --think-us C     after each operation, spin C us of CPU in the fluid's loop\n"
@@ -73,6 +76,8 @@ static int exit_for(int err)
 	case ENETUNREACH:
 	case ETIMEDOUT:
 	case EADDRNOTAVAIL:
+	case ELOOP:  /* outfile: a symbolic link, refused */
+	case EMLINK: /* outfile: a second hard link, refused */
 		return PUT_RESOURCE;
 	case EINVAL:
 		return PUT_USAGE;
@@ -121,14 +126,29 @@ static const struct serve_main_front serve_front = {
 /* --op-times: at most this many operations (8 bytes each in memory until the end) */
 #define OP_TIMES_MAX 100000000ull
 
-/* --op-times: "start_ns end_ns" of each operation, one per line; closes f */
-static int write_op_times(FILE *f, uint64_t t0, const uint64_t *ends, uint64_t ops)
+/*
+ * --op-times: "start_ns end_ns" of each operation, one per line, into the
+ * temporary file o, which then takes the file's place (outfile)
+ */
+static int write_op_times(struct outfile *o, uint64_t t0, const uint64_t *ends, uint64_t ops)
 {
+	int fd = dup(o->fd);
+	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		outfile_abort(o);
+		return -ENOMEM;
+	}
 	for (uint64_t k = 0; k < ops; k++)
 		fprintf(f, "%" PRIu64 " %" PRIu64 "\n", k ? ends[k - 1] : t0, ends[k]);
 	int rc = ferror(f) ? -EIO : 0;
 	if (fclose(f) && !rc)
 		rc = -errno;
+	if (rc)
+		outfile_abort(o);
+	else
+		rc = outfile_commit(o);
 	return rc;
 }
 
@@ -246,20 +266,18 @@ int main(int argc, char **argv)
 	}
 	/* --op-times: the file opened and the memory taken before the run, so neither fails after it */
 	uint64_t *ends = NULL;
-	FILE *times = NULL;
+	struct outfile times = { .fd = -1 };
 	if (op_times) {
-		int e = 0;
-		if (!(times = fopen(op_times, "w"))) {
-			e = errno;
-			snprintf(err, sizeof err, "cannot write --op-times '%s': %s", op_times, strerror(e));
+		int e = -outfile_create(&times, op_times);
+		if (e) {
+			snprintf(err, sizeof err, "cannot write --op-times '%s': %s", op_times, outfile_strerror(-e));
 		} else if (ops && !(ends = calloc(ops, sizeof *ends))) {
 			e = ENOMEM;
 			snprintf(err, sizeof err, "no memory for --op-times of %" PRIu64 " operations", ops);
 		}
 		if (e) {
 			fprintf(stderr, "put: %s\n", err);
-			if (times)
-				fclose(times);
+			outfile_abort(&times);
 			if (w->teardown)
 				w->teardown(state);
 			return exit_for(e);
@@ -292,10 +310,10 @@ int main(int argc, char **argv)
 	}
 	uint64_t t1 = dclock_now_ns();
 	acct_stop(&a);
-	if (times) {
-		int wrc = write_op_times(times, t0, ends, rc ? 0 : ops);
+	if (op_times) {
+		int wrc = write_op_times(&times, t0, ends, rc ? 0 : ops);
 		if (!rc && (rc = wrc))
-			snprintf(err, sizeof err, "cannot write --op-times '%s': %s", op_times, strerror(-rc));
+			snprintf(err, sizeof err, "cannot write --op-times '%s': %s", op_times, outfile_strerror(rc));
 	}
 	free(ends);
 

@@ -26,6 +26,7 @@ static int spin_parse(int argc, char **argv, void **state, char *err, size_t err
 	if (!s)
 		return -ENOMEM;
 	s->us = 100;
+	int us_given = 0;
 	for (int i = 1; i < argc; i++) {
 		int missing;
 		const char *v = cli_opt_value(argc, argv, &i, "--loops-per-op", &missing);
@@ -49,6 +50,14 @@ static int spin_parse(int argc, char **argv, void **state, char *err, size_t err
 			free(s);
 			return -EINVAL;
 		}
+		us_given = 1;
+	}
+	/* one would be ignored: --loops-per-op fixes the work, --us has it calibrated */
+	if (us_given && s->fixed_loops) {
+		snprintf(err, errlen, "--us and --loops-per-op exclude each other: give the time (calibrated at "
+				      "start-up) or the loops");
+		free(s);
+		return -EINVAL;
 	}
 	*state = s;
 	return 0;
@@ -102,12 +111,13 @@ const struct put_workload put_spin = {
 	.name = "spin",
 	/* the pilot learns the calibrated loops per op; every run then does identical work */
 	.pilot = { .null_run = 1, .op_us_field = "spin_us", .fix_field = "spin_loops_per_op",
-		   .fix_option = "--loops-per-op" },
+		   .fix_option = "--loops-per-op", .fix_replaces = "--us" },
 	.summary = "a calibrated CPU demand of N us per operation (validates the method)",
 	.usage = "[--us N | --loops-per-op N]",
 	.help = "  --us N           CPU time per operation, in microseconds (default 100),\n"
 		"                   calibrated at start-up on the measured CPU\n"
-		"  --loops-per-op N fluid loops per operation instead: no calibration\n",
+		"  --loops-per-op N fluid loops per operation instead: no calibration\n"
+		"                   (not with --us)\n",
 	.parse = spin_parse,
 	.setup = spin_setup,
 	.run = spin_run,

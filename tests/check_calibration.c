@@ -1,15 +1,22 @@
 /* check_calibration.c - the calibration store and the quiet-host verdict (calib/calibration.c) */
 #include "calib/calibration.h"
+#include "common/cli.h"
 #include "tests/suites.h"
 #include "tests/testutil.h"
 
 #include <dirent.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <errno.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #define GOOD_ROW "vm,6.1.0-18-amd64,AMD EPYC,0,lcg64-v1/c1000,idle,1.190187,0.001000,0.004000,1.148599,20,0.2500,1,quiet,2026-11-22T00:20:33Z\n"
 
@@ -55,6 +62,13 @@ static void assert_rows_equal(const struct calib_row *a, const struct calib_row 
 	ck_assert_str_eq(a->date, b->date);
 }
 
+/* save - calib_store_save of the default store: its directory is made when missing */
+static int save(const char *path, const struct calib_store *st)
+{
+	char why[256];
+	return calib_store_save(path, st, CALIB_STORE_MKDIR, why, sizeof why);
+}
+
 /* load_text - write text (len bytes, NULs allowed) to the scratch directory and load it */
 static int load_text(const char *name, const char *text, size_t len, unsigned long *line, char *err, size_t errlen)
 {
@@ -90,7 +104,7 @@ START_TEST(test_store_round_trip_keeps_every_field)
 
 	/* two levels of directories that do not exist yet */
 	const char *path = tu_scratch_path("new/sub/cal.csv");
-	ck_assert_int_eq(calib_store_save(path, &st), 0);
+	ck_assert_int_eq(save(path, &st), 0);
 	unsigned long line;
 	char err[256];
 	ck_assert_int_eq(calib_store_load(path, &back, &line, err, sizeof err), 0);
@@ -290,6 +304,237 @@ START_TEST(test_store_rejects_nul_byte)
 }
 END_TEST
 
+/*
+ * The issue's store: calibrate read a cpu of 3e9 (and reps 1e300, seconds
+ * 1e-320, tau0 1e-300), wrote it back as -2147483648 (a float-to-int
+ * overflow), and every later run refused the store. Now one check,
+ * calib_row_check, refuses such a row where it is read, with the field.
+ */
+START_TEST(test_store_refuses_values_it_could_not_write_back)
+{
+	static const struct {
+		const char *row, *field;
+	} bad[] = {
+		{ "vm,k,m,3000000000,v,idle,1.19,0.001,0.004,1.14,20,0.25,1,quiet,d\n", "bad cpu" },
+		{ "vm,k,m,0,v,idle,1.19,0.001,0.004,1.14,1e300,0.25,1,quiet,d\n", "bad reps" },
+		{ "vm,k,m,0,v,idle,1.19,0.001,0.004,1.14,20,1e-320,1,quiet,d\n", "bad seconds" },
+		{ "vm,k,m,0,v,idle,1.19,0.001,0.004,1e-300,20,0.25,1,quiet,d\n", "bad tau0_ns" },
+		{ "vm,k,m,0,v,idle,1e300,0.001,0.004,1.14,20,0.25,1,quiet,d\n", "bad tau_f_ns" },
+		{ "vm,k,m,0,v,idle,1.19,-0.001,0.004,1.14,20,0.25,1,quiet,d\n", "bad ci95_ns" },
+		{ "vm,k,m,0,v,idle,1.19,0.001,0x10,1.14,20,0.25,1,quiet,d\n", "bad cv" },
+		{ "vm,k,m,0,v,idle,1.19,0.001,0.004,1.14,20,0.25,2,quiet,d\n", "bad quiet" },
+		{ "vm,k,m,0,v,idle,1.19,0.001,0.004,1.14,20,inf,1,quiet,d\n", "bad seconds" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char t[512], err[256];
+		unsigned long line;
+		snprintf(t, sizeof t, "%s\n%s", CALIB_STORE_HEADER, bad[i].row);
+		ck_assert_int_eq(load_text("range.csv", t, strlen(t), &line, err, sizeof err), -EBADMSG);
+		ck_assert_uint_eq(line, 2);
+		ck_assert_msg(strstr(err, bad[i].field), "'%s' not in '%s'", bad[i].field, err);
+	}
+}
+END_TEST
+
+/* and the same check refuses to write such a row: calibrate never saves a store it would refuse */
+START_TEST(test_store_save_checks_rows_as_load_does)
+{
+	struct calib_store st = { NULL, 0 };
+	struct calib_row r = make_row("vm", 0, "lcg64-v1/c1000", "idle");
+	char why[256];
+	ck_assert_int_eq(calib_row_check(&r, why, sizeof why), 0);
+	const char *path = tu_scratch_path("checked.csv");
+	ck_assert_int_eq(calib_store_put(&st, &r), 0);
+	ck_assert_int_eq(calib_store_save(path, &st, 0, why, sizeof why), 0);
+	struct {
+		struct calib_row r;
+		const char *field;
+	} bad[5];
+	for (int i = 0; i < 5; i++)
+		bad[i].r = make_row("vm", 1, "lcg64-v1/c1000", "idle");
+	bad[0].r.cpu = CLI_MAX_CPUS, bad[0].field = "bad cpu";
+	bad[1].r.reps = 0, bad[1].field = "bad reps";
+	bad[2].r.seconds = 1e-320, bad[2].field = "bad seconds";
+	bad[3].r.tau0_ns = 1e-300, bad[3].field = "bad tau0_ns";
+	bad[4].r.tau_f_ns = NAN, bad[4].field = "bad tau_f_ns";
+	for (int i = 0; i < 5; i++) {
+		ck_assert_int_eq(calib_row_check(&bad[i].r, why, sizeof why), -EINVAL);
+		ck_assert_ptr_nonnull(strstr(why, bad[i].field));
+		struct calib_store two = { NULL, 0 };
+		ck_assert_int_eq(calib_store_put(&two, &r), 0);
+		ck_assert_int_eq(calib_store_put(&two, &bad[i].r), 0);
+		ck_assert_int_eq(calib_store_save(path, &two, 0, why, sizeof why), -EINVAL);
+		ck_assert_msg(strstr(why, bad[i].field) && strstr(why, "CPU 1"), "%s", why);
+		calib_store_free(&two);
+	}
+	/* the store on disk is still the good one */
+	struct calib_store back;
+	unsigned long line;
+	ck_assert_int_eq(calib_store_load(path, &back, &line, why, sizeof why), 0);
+	ck_assert_uint_eq(back.n, 1);
+	calib_store_free(&back);
+	calib_store_free(&st);
+}
+END_TEST
+
+/* what passes the check reads back exactly, at the ends of every range */
+START_TEST(test_store_round_trips_extreme_values_exactly)
+{
+	struct calib_store st = { NULL, 0 }, back;
+	struct calib_row lo = make_row("vm", 0, "v", "idle"), hi = make_row("vm", CLI_MAX_CPUS - 1, "v", "idle");
+	lo.tau_f_ns = lo.tau0_ns = 1e-3;
+	lo.ci95_ns = lo.cv = 0;
+	lo.reps = 1;
+	lo.seconds = 0.001;
+	hi.tau_f_ns = hi.tau0_ns = hi.ci95_ns = 1e6;
+	hi.cv = 100;
+	hi.reps = 100000;
+	hi.seconds = 3600;
+	struct calib_row odd = make_row("vm", 7, "v", "idle");
+	odd.tau_f_ns = 1.1901873456789012; /* all 17 digits matter */
+	odd.tau0_ns = 0.1 + 0.2;
+	odd.seconds = 1.0 / 3;
+	ck_assert_int_eq(calib_store_put(&st, &lo), 0);
+	ck_assert_int_eq(calib_store_put(&st, &hi), 0);
+	ck_assert_int_eq(calib_store_put(&st, &odd), 0);
+	const char *path = tu_scratch_path("extreme.csv");
+	char why[256];
+	unsigned long line;
+	ck_assert_int_eq(calib_store_save(path, &st, 0, why, sizeof why), 0);
+	ck_assert_int_eq(calib_store_load(path, &back, &line, why, sizeof why), 0);
+	ck_assert_uint_eq(back.n, 3);
+	for (size_t i = 0; i < 3; i++) {
+		const struct calib_row *a = &st.rows[i], *b = &back.rows[i];
+		ck_assert_int_eq(a->cpu, b->cpu);
+		ck_assert(a->tau_f_ns == b->tau_f_ns && a->tau0_ns == b->tau0_ns && a->ci95_ns == b->ci95_ns);
+		ck_assert(a->cv == b->cv && a->seconds == b->seconds);
+		ck_assert_uint_eq(a->reps, b->reps);
+	}
+	calib_store_free(&back);
+	calib_store_free(&st);
+}
+END_TEST
+
+/* n rows with distinct keys, each key twice when dup */
+static char *store_text(size_t n, size_t *len)
+{
+	size_t cap = (n + 1) * 160, used = 0;
+	char *t = malloc(cap);
+	ck_assert_ptr_nonnull(t);
+	used += (size_t)snprintf(t, cap, "%s\n", CALIB_STORE_HEADER);
+	for (size_t i = 0; i < n; i++)
+		used += (size_t)snprintf(t + used, cap - used,
+					 "host%zu,6.1.0,AMD EPYC,%zu,lcg64-v1/c1000,idle,1.19,0.001,0.004,1.14,20,0.25,1,quiet,"
+					 "2026-11-22T00:20:33Z\n",
+					 i / 4, i % 4);
+	*len = used;
+	return t;
+}
+
+/* the fastest of three loads of text, in seconds */
+static double load_seconds(const char *name, const char *text, size_t len, size_t want_rows)
+{
+	double best = 1e9;
+	ck_assert_int_eq(tu_write_file(tu_scratch_path(name), text, len), 0);
+	for (int k = 0; k < 3; k++) {
+		struct calib_store st;
+		unsigned long line;
+		char err[256];
+		struct timespec a, b;
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		ck_assert_int_eq(calib_store_load(tu_scratch_path(name), &st, &line, err, sizeof err), 0);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		ck_assert_uint_eq(st.n, want_rows);
+		calib_store_free(&st);
+		double s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+		if (s < best)
+			best = s;
+	}
+	return best;
+}
+
+/*
+ * A 50 MB store (238 k rows) took 63 s to load: every row was looked up by
+ * scanning the rows before it. Four times the rows must now take about four
+ * times as long (a scan would take sixteen), and a later row with the same
+ * key still replaces the earlier one in place.
+ */
+START_TEST(test_store_load_is_linear_in_rows)
+{
+	size_t n = 10000, len1, len4;
+	/*
+	 * Rows come from the heap, not fresh mappings: a fresh mapping's page
+	 * faults would time the kernel, not the load (glibc maps blocks above
+	 * 32 MB afresh every time, and reuses smaller ones)
+	 */
+	mallopt(M_MMAP_THRESHOLD, 1 << 30);
+	char *t1 = store_text(n, &len1), *t4 = store_text(4 * n, &len4);
+	double s1 = load_seconds("n.csv", t1, len1, n), s4 = load_seconds("4n.csv", t4, len4, 4 * n);
+	free(t1);
+	free(t4);
+	ck_assert_msg(s4 < 8 * s1 + 0.05, "%zu rows in %.3f s, %zu rows in %.3f s", n, s1, 4 * n, s4);
+
+	const char *t = CALIB_STORE_HEADER "\n"
+			"a,k,m,0,v,idle,1.0,0,0,1.0,1,0.25,1,quiet,d\n"
+			"b,k,m,0,v,idle,2.0,0,0,1.0,1,0.25,1,quiet,d\n"
+			"a,k,m,0,v,idle,3.0,0,0,1.0,1,0.25,1,quiet,d\n";
+	struct calib_store st;
+	unsigned long line;
+	char err[256];
+	ck_assert_int_eq(tu_write_file(tu_scratch_path("dup.csv"), t, strlen(t)), 0);
+	ck_assert_int_eq(calib_store_load(tu_scratch_path("dup.csv"), &st, &line, err, sizeof err), 0);
+	ck_assert_uint_eq(st.n, 2);
+	ck_assert_str_eq(st.rows[0].host, "a");
+	ck_assert_double_eq(st.rows[0].tau_f_ns, 3.0);
+	ck_assert_double_eq(st.rows[1].tau_f_ns, 2.0);
+	/* calib_store_put after a load still works on what it left */
+	struct calib_row r = make_row("c", 0, "v", "idle");
+	ck_assert_int_eq(calib_store_put(&st, &r), 0);
+	ck_assert_uint_eq(st.n, 3);
+	calib_store_free(&st);
+}
+END_TEST
+
+/* --calibration /nonexistent/dir/x.csv made the directories: only the default store's may be made */
+START_TEST(test_store_save_makes_directories_only_when_asked)
+{
+	struct calib_store st = { NULL, 0 };
+	struct calib_row r = make_row("vm", 0, "v", "idle");
+	ck_assert_int_eq(calib_store_put(&st, &r), 0);
+	char why[256];
+	const char *path = tu_scratch_path("nodir/sub/cal.csv");
+	ck_assert_int_eq(calib_store_check(path, 0), -ENOENT);
+	ck_assert_int_eq(calib_store_save(path, &st, 0, why, sizeof why), -ENOENT);
+	struct stat sb;
+	ck_assert_int_eq(stat(tu_scratch_path("nodir"), &sb), -1);
+	ck_assert_int_eq(calib_store_check(path, CALIB_STORE_MKDIR), 0);
+	ck_assert_int_eq(stat(tu_scratch_path("nodir/sub"), &sb), 0);
+	ck_assert_int_eq(sb.st_mode & 0777, 0700);
+	/* never through a symlink planted where the store goes */
+	const char *victim = tu_scratch_path("victim"), *link = tu_scratch_path("nodir/sub/link.csv");
+	ck_assert_int_eq(tu_write_file(victim, "keep", 4), 0);
+	ck_assert_int_eq(symlink(victim, link), 0);
+	ck_assert_int_eq(calib_store_check(link, CALIB_STORE_MKDIR), -ELOOP);
+	ck_assert_int_eq(calib_store_save(link, &st, CALIB_STORE_MKDIR, why, sizeof why), -ELOOP);
+	char buf[16];
+	tu_read_file(victim, buf, sizeof buf);
+	ck_assert_str_eq(buf, "keep");
+	calib_store_free(&st);
+}
+END_TEST
+
+/* a NUL byte is said to be one ("a stray quote" before) */
+START_TEST(test_store_says_nul_byte)
+{
+	unsigned long line;
+	char err[256];
+	static const char t[] = CALIB_STORE_HEADER "\n" GOOD_ROW "v\0m\n";
+	ck_assert_int_eq(load_text("nul2.csv", t, sizeof t - 1, &line, err, sizeof err), -EBADMSG);
+	ck_assert_uint_eq(line, 3);
+	ck_assert_msg(strstr(err, "NUL byte"), "%s", err);
+}
+END_TEST
+
 /* count_entries - entries of dir other than . and .., and whether name is one of them */
 static int count_entries(const char *dir, const char *name, int *found)
 {
@@ -315,7 +560,7 @@ START_TEST(test_store_save_is_atomic_and_replaces_old_file)
 	ck_assert_int_eq(calib_store_put(&st, &r), 0);
 	const char *dir = tu_scratch_path("atomic");
 	const char *path = tu_scratch_path("atomic/cal.csv");
-	ck_assert_int_eq(calib_store_save(path, &st), 0);
+	ck_assert_int_eq(save(path, &st), 0);
 	int found;
 	/* no cal.csv.XXXXXX left behind */
 	ck_assert_int_eq(count_entries(dir, "cal.csv", &found), 1);
@@ -327,7 +572,7 @@ START_TEST(test_store_save_is_atomic_and_replaces_old_file)
 	ck_assert_int_eq(tu_write_file(path, old, sizeof old), 0);
 	struct stat before, after;
 	ck_assert_int_eq(stat(path, &before), 0);
-	ck_assert_int_eq(calib_store_save(path, &st), 0);
+	ck_assert_int_eq(save(path, &st), 0);
 	ck_assert_int_eq(stat(path, &after), 0);
 	ck_assert_uint_ne(before.st_ino, after.st_ino);
 	ck_assert_int_lt(after.st_size, 1000);
@@ -341,7 +586,7 @@ START_TEST(test_store_save_is_atomic_and_replaces_old_file)
 
 	/* an empty store still writes the header */
 	struct calib_store none = { NULL, 0 };
-	ck_assert_int_eq(calib_store_save(path, &none), 0);
+	ck_assert_int_eq(save(path, &none), 0);
 	FILE *f = fopen(path, "r");
 	ck_assert_ptr_nonnull(f);
 	char text[512] = "";
@@ -352,7 +597,7 @@ START_TEST(test_store_save_is_atomic_and_replaces_old_file)
 
 	/* a directory that cannot be made: an error, and nothing written */
 	ck_assert_int_eq(tu_write_file(tu_scratch_path("file"), "x", 1), 0);
-	ck_assert_int_eq(calib_store_save(tu_scratch_path("file/sub/cal.csv"), &st), -ENOTDIR);
+	ck_assert_int_eq(save(tu_scratch_path("file/sub/cal.csv"), &st), -ENOTDIR);
 	calib_store_free(&st);
 }
 END_TEST
@@ -622,6 +867,54 @@ START_TEST(test_steal_frac_and_others)
 }
 END_TEST
 
+/* ---- calibrate end to end ------------------------------------------------------- */
+
+/*
+ * A process of another user may name itself with escape codes; the verdict
+ * names the busiest processes. Its name reaches the terminal (and the JSON)
+ * with every control character escaped, never raw.
+ */
+START_TEST(test_calibrate_names_other_processes_safely)
+{
+	pid_t hog = fork();
+	ck_assert_int_ge(hog, 0);
+	if (hog == 0) {
+		prctl(PR_SET_NAME, "\x1b]0;owned\x07", 0, 0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		alarm(30);
+		cpu_set_t one;
+		CPU_ZERO(&one);
+		CPU_SET(0, &one);
+		sched_setaffinity(0, sizeof one, &one);
+		/* about a third of CPU 0: the verdict names it, the fluid still gets the rest */
+		for (;;) {
+			struct timespec a, b;
+			clock_gettime(CLOCK_MONOTONIC, &a);
+			do
+				clock_gettime(CLOCK_MONOTONIC, &b);
+			while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 3000000);
+			usleep(6000);
+		}
+	}
+	static char out[1 << 16], err[1 << 14];
+	char *argv[] = { (char *)tu_bin("displace"), "calibrate", "--cpus", "0", "--seconds", "0.2", "--reps", "2",
+			 "--no-save", "--quiet", NULL };
+	int st = tu_run(argv, out, sizeof out, err, sizeof err);
+	char *argj[] = { (char *)tu_bin("displace"), "calibrate", "--cpus", "0", "--seconds", "0.2", "--reps", "2",
+			 "--no-save", "--quiet", "--json", NULL };
+	static char json[1 << 16];
+	int stj = tu_run(argj, json, sizeof json, NULL, 0);
+	kill(hog, SIGKILL);
+	tu_wait(hog);
+	ck_assert_msg(st == 0 && stj == 0, "exit %d, %d: %s", st, stj, err);
+	ck_assert_msg(strstr(out, "\\x1b]0;owned\\x07"), "the hog is not named: %s", out);
+	ck_assert_ptr_null(strchr(out, '\x1b'));
+	ck_assert_ptr_null(strchr(out, '\x07'));
+	ck_assert_msg(strstr(json, "\\\\x1b]0;owned\\\\x07"), "%s", json);
+	ck_assert_ptr_null(strstr(json, "\\u001b"));
+}
+END_TEST
+
 Suite *calibration_suite(void)
 {
 	Suite *s = suite_create("calibration");
@@ -640,6 +933,12 @@ Suite *calibration_suite(void)
 	tcase_add_test(tc, test_store_rejects_stray_quote_in_unquoted_field);
 	tcase_add_test(tc, test_store_rejects_nul_byte);
 	tcase_add_test(tc, test_store_save_is_atomic_and_replaces_old_file);
+	tcase_add_test(tc, test_store_refuses_values_it_could_not_write_back);
+	tcase_add_test(tc, test_store_save_checks_rows_as_load_does);
+	tcase_add_test(tc, test_store_round_trips_extreme_values_exactly);
+	tcase_add_test(tc, test_store_load_is_linear_in_rows);
+	tcase_add_test(tc, test_store_save_makes_directories_only_when_asked);
+	tcase_add_test(tc, test_store_says_nul_byte);
 	suite_add_tcase(s, tc);
 	TCase *te = tcase_create("env");
 	tcase_add_checked_fixture(te, save_env, restore_env);
@@ -655,5 +954,9 @@ Suite *calibration_suite(void)
 	tcase_add_test(tj, test_reps_needed);
 	tcase_add_test(tj, test_steal_frac_and_others);
 	suite_add_tcase(s, tj);
+	TCase *tx = tcase_create("e2e");
+	tcase_set_timeout(tx, 60);
+	tcase_add_test(tx, test_calibrate_names_other_processes_safely);
+	suite_add_tcase(s, tx);
 	return s;
 }

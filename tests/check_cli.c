@@ -154,6 +154,34 @@ START_TEST(test_numbers_are_plain_decimal_everywhere)
 }
 END_TEST
 
+/* above 2^63 ns llround overflowed its long long and gave garbage (fuzz/fuzz_cli checks this too) */
+START_TEST(test_duration_above_2_63_ns_is_exact)
+{
+	uint64_t ns;
+	ck_assert_int_eq(cli_parse_duration_ns("9300000000s", &ns), 0);
+	ck_assert_uint_eq(ns, 9300000000000000000ull);
+	ck_assert_int_eq(cli_parse_duration_ns("4000000h", &ns), 0);
+	ck_assert_uint_eq(ns, 14400000000000000000ull);
+	ck_assert_int_eq(cli_parse_duration_ns("18000000000s", &ns), -ERANGE);
+}
+END_TEST
+
+/* --sizes 1k,1k,1k measured one size three times, as if it were three: now a usage error */
+START_TEST(test_sizes_refuses_a_size_listed_twice)
+{
+	uint64_t v[16];
+	size_t n;
+	ck_assert_int_eq(cli_parse_sizes("1k,1k,1k", v, 16, &n), -EEXIST);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(v[n], 1000); /* the repeated size */
+	ck_assert_int_eq(cli_parse_sizes("1000,2k,1k", v, 16, &n), -EEXIST);
+	ck_assert_uint_eq(v[n], 1000);
+	ck_assert_int_eq(cli_parse_sizes("1Ki,1024", v, 16, &n), -EEXIST);
+	ck_assert_int_eq(cli_parse_sizes("1k,1Ki", v, 16, &n), 0);
+	ck_assert_uint_eq(n, 2);
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
 	Suite *s = suite_create("cli");
@@ -165,6 +193,8 @@ Suite *cli_suite(void)
 	tcase_add_test(tc, test_sizes_suffixes_and_lists);
 	tcase_add_test(tc, test_percent_and_numbers);
 	tcase_add_test(tc, test_numbers_are_plain_decimal_everywhere);
+	tcase_add_test(tc, test_sizes_refuses_a_size_listed_twice);
+	tcase_add_test(tc, test_duration_above_2_63_ns_is_exact);
 	suite_add_tcase(s, tc);
 	return s;
 }

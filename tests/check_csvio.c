@@ -106,6 +106,25 @@ START_TEST(test_csvio_callback_error_stops_with_its_line)
 }
 END_TEST
 
+/* a NUL byte was reported as "a stray quote": it is an error of its own, with its line */
+START_TEST(test_csvio_says_a_nul_byte_is_one)
+{
+	static const char t[] = "a,b\n1,2\n3,\0" "4\n";
+	ck_assert_int_eq(tu_write_file(tu_scratch_path("nul.csv"), t, sizeof t - 1), 0);
+	static struct seen s;
+	unsigned long line;
+	ck_assert_int_eq(csvio_read(tu_scratch_path("nul.csv"), collect, &s, &line), -EILSEQ);
+	ck_assert_uint_eq(line, 3);
+	ck_assert_str_eq(csvio_syntax_text(-EILSEQ), "a NUL byte: not a text file");
+	ck_assert_ptr_nonnull(strstr(csvio_syntax_text(-EBADMSG), "quote"));
+	/* the same from a stream */
+	FILE *f = fmemopen((void *)t, sizeof t - 1, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(csvio_read_stream(f, collect, &s, &line), -EILSEQ);
+	fclose(f);
+}
+END_TEST
+
 Suite *csvio_suite(void)
 {
 	Suite *s = suite_create("csvio");
@@ -114,6 +133,7 @@ Suite *csvio_suite(void)
 	tcase_add_test(tc, test_csvio_quotes_only_fields_that_need_it);
 	tcase_add_test(tc, test_csvio_reports_line_where_record_starts);
 	tcase_add_test(tc, test_csvio_callback_error_stops_with_its_line);
+	tcase_add_test(tc, test_csvio_says_a_nul_byte_is_one);
 	suite_add_tcase(s, tc);
 	return s;
 }

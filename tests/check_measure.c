@@ -237,6 +237,16 @@ static void make_tag(char *tag, size_t len)
 	putenv(tag);
 }
 
+/* a run stopped from outside: its output read into out, exit status 1, and no child of it left */
+static void reap_stopped_run(pid_t pid, int in, int outfd, const char *tag)
+{
+	tu_read_all(outfd, out, sizeof out);
+	close(outfd);
+	close(in);
+	ck_assert_int_eq(tu_wait(pid), 1);
+	ck_assert_int_eq(wait_untagged(tag), 0);
+}
+
 START_TEST(test_measure_sigint_leaves_no_child)
 {
 	static char tag[96];
@@ -255,11 +265,7 @@ START_TEST(test_measure_sigint_leaves_no_child)
 	usleep(1500000);
 	ck_assert_int_ge(tagged(tag), 2);
 	kill(pid, SIGINT);
-	tu_read_all(outfd, out, sizeof out);
-	close(outfd);
-	close(in);
-	ck_assert_int_eq(tu_wait(pid), 1);
-	ck_assert_int_eq(wait_untagged(tag), 0);
+	reap_stopped_run(pid, in, outfd, tag);
 	/* the rows measured before the interrupt stay in the CSV */
 	FILE *f = fopen(csv, "r");
 	ck_assert_ptr_nonnull(f);
@@ -328,11 +334,7 @@ static void fluid_stopped_from_outside(int sig)
 	pid_t victim = child_named(pid, "fluid", NULL);
 	ck_assert_int_gt(victim, 0);
 	kill(victim, sig);
-	tu_read_all(outfd, out, sizeof out);
-	close(outfd);
-	close(in);
-	ck_assert_int_eq(tu_wait(pid), 1);
-	ck_assert_int_eq(wait_untagged(tag), 0);
+	reap_stopped_run(pid, in, outfd, tag);
 }
 
 START_TEST(test_measure_killed_fluid_stops_cleanly)
@@ -404,6 +406,121 @@ START_TEST(test_measure_says_when_another_process_holds_the_cpu)
 }
 END_TEST
 
+/*
+ * Contradictions, and errors that can be found at once, end the command
+ * before it calibrates anything (issue 12: some came after calibrating,
+ * some were silently resolved by ignoring one option).
+ */
+START_TEST(test_measure_refuses_contradictions_before_running)
+{
+	char *d = (char *)tu_bin("displace");
+	char link[128], dir[64];
+	snprintf(dir, sizeof dir, "%s", tu_mkdtemp());
+	snprintf(link, sizeof link, "%s/rows.csv", dir);
+	ck_assert_int_eq(symlink("/etc/passwd", link), 0);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	char *a1[] = { d, "measure", "spin", "--us", "10", "--loops-per-op", "5000", NULL };
+	tu_expect_error(2, "--us and --loops-per-op exclude each other", a1);
+	char *a2[] = { d, "measure", "spin", "--us", "0x10", NULL };
+	tu_expect_error(2, "invalid value '0x10' for --us", a2);
+	char *a3[] = { d, "measure", "spin", "--peer", "127.0.0.1", NULL };
+	tu_expect_error(2, "spin has no peer", a3);
+	char *a4[] = { d, "measure", "tcp", "--peer", "1.2.3.4.5", NULL };
+	tu_expect_error(2, "invalid value '1.2.3.4.5' for --peer", a4);
+	char *a5[] = { d, "measure", "tcp", "--peer", "127.0.0.1:9", "--peer-cpu", "1", NULL };
+	tu_expect_error(2, "--peer-cpu places the local peer", a5);
+	char *a6[] = { d, "measure", "spin", "--calibration", "", NULL };
+	tu_expect_error(2, "invalid value '' for --calibration", a6);
+	char *a7[] = { d, "measure", "spin", "--csv", "", NULL };
+	tu_expect_error(2, "invalid value '' for --csv", a7);
+	char *a8[] = { d, "measure", "spin", "--csv", link, NULL };
+	tu_expect_error(3, "symbolic link", a8);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	/* none of them started a fluid: a calibration alone takes 200 ms */
+	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	ck_assert_msg(s < 8 * 0.2, "%.2f s for eight refusals", s);
+	tu_rmtree(dir);
+}
+END_TEST
+
+/*
+ * Start argv (which writes its run rows to csv), wait for two rows, stop
+ * it with sig: it must print what it measured, marked interrupted, and
+ * exit 1, leaving no child.
+ */
+static void interrupt_after_two_runs(char **argv, const char *csv, int sig, const char *tag)
+{
+	int in, outfd;
+	pid_t pid = tu_start(argv, &in, &outfd);
+	ck_assert_int_gt(pid, 0);
+	for (int i = 0; i < 600 && tu_file_lines(csv) < 3; i++)
+		usleep(100000);
+	ck_assert_int_ge(tu_file_lines(csv), 3);
+	kill(pid, sig);
+	reap_stopped_run(pid, in, outfd, tag);
+}
+
+/*
+ * A measure --precision stopped by SIGTERM printed nothing, though it had
+ * measured many runs; SIGHUP was not handled at all. Both now print the
+ * summary of the runs so far, marked interrupted, and exit 1.
+ */
+START_TEST(test_measure_interrupted_reports_what_it_measured)
+{
+	static char tag[96];
+	make_tag(tag, sizeof tag);
+	char csv[128], dir[64];
+	snprintf(dir, sizeof dir, "%s", tu_mkdtemp());
+	snprintf(csv, sizeof csv, "%s/rows.csv", dir);
+	char *argv[] = { (char *)tu_bin("displace"), "measure", "spin", "--us", "100", "--precision", "0.001%",
+			 "--run-time", "100ms", "--calib-time", "50ms", "--csv", csv, "--json", "--quiet", NULL };
+	interrupt_after_two_runs(argv, csv, SIGTERM, tag);
+	ck_assert_msg(strstr(out, "\"interrupted\": true"), "%.400s", out);
+	ck_assert_ptr_nonnull(strstr(out, "\"interrupted_by\": \"SIGTERM\""));
+	ck_assert_ptr_nonnull(strstr(out, "\"precision_met\": false"));
+	ck_assert_msg(isfinite(json_num(strstr(out, "\"tau_put_us\""), "displacement")), "%.400s", out);
+	ck_assert_msg(json_num(out, "reps") >= 2, "%.400s", out);
+	/* a summary row is a whole result: the CSV keeps the run rows only */
+	char text[1 << 16];
+	ck_assert_int_gt(tu_read_file(csv, text, sizeof text), 0);
+	ck_assert_int_eq(tu_count_lines(text, "summary,"), 0);
+
+	/* the terminal closed: SIGHUP, and the human report */
+	unlink(csv);
+	char *argv2[] = { (char *)tu_bin("displace"), "measure", "spin", "--us", "100", "--reps", "200", "--run-time",
+			  "100ms", "--calib-time", "50ms", "--csv", csv, "--quiet", NULL };
+	interrupt_after_two_runs(argv2, csv, SIGHUP, tag);
+	ck_assert_msg(strstr(out, "tau_PUT"), "%.400s", out);
+	ck_assert_msg(strstr(out, "INTERRUPTED by SIGHUP: a partial result"), "%.600s", out);
+	tu_rmtree(dir);
+}
+END_TEST
+
+/* a stored verdict is text from a file: it reaches the terminal with its control characters escaped */
+START_TEST(test_measure_shows_a_stored_verdict_safely)
+{
+	char dir[64], store[128], host[128], row[1024];
+	snprintf(dir, sizeof dir, "%s", tu_mkdtemp());
+	snprintf(store, sizeof store, "%s/cal.csv", dir);
+	ck_assert_int_eq(gethostname(host, sizeof host), 0);
+	int n = snprintf(row, sizeof row,
+			 "host,kernel,cpu_model,cpu,fluid_variant,sched,tau_f_ns,ci95_ns,cv,tau0_ns,reps,seconds,quiet,"
+			 "verdict,date\n%s,k,m,0,lcg64-v1/c1000,idle,1.19,0.001,0.004,1.14,20,0.25,0,"
+			 "not quiet: '\x1b]0;owned\x07\x1b[2J' used 50%% of a CPU,2026-11-22T00:20:33Z\n",
+			 host);
+	ck_assert_int_eq(tu_write_file(store, row, (size_t)n), 0);
+	char *argv[] = { (char *)tu_bin("displace"), "measure", "exec", "--ops", "1", "--reps", "2", "--run-time",
+			 "100ms", "--calib-time", "50ms", "--calibration", store, "--", "/bin/true", NULL };
+	int st = tu_run(argv, out, sizeof out, err, sizeof err);
+	ck_assert_msg(st == 0, "exit %d: %s", st, err);
+	ck_assert_msg(strstr(err, "judged the host not quiet: '\\x1b]0;owned\\x07\\x1b[2J'"), "%s", err);
+	ck_assert_ptr_null(strchr(err, '\x1b'));
+	ck_assert_ptr_null(strchr(out, '\x1b'));
+	tu_rmtree(dir);
+}
+END_TEST
+
 Suite *measure_suite(void)
 {
 	Suite *s = suite_create("measure");
@@ -417,6 +534,9 @@ Suite *measure_suite(void)
 	tcase_add_test(tc, test_measure_killed_fluid_stops_cleanly);
 	tcase_add_test(tc, test_measure_fluid_stopped_by_others_stops_cleanly);
 	tcase_add_test(tc, test_measure_says_when_another_process_holds_the_cpu);
+	tcase_add_test(tc, test_measure_refuses_contradictions_before_running);
+	tcase_add_test(tc, test_measure_interrupted_reports_what_it_measured);
+	tcase_add_test(tc, test_measure_shows_a_stored_verdict_safely);
 	tcase_add_test(tc, test_measure_says_when_the_local_peer_exited);
 	suite_add_tcase(s, tc);
 	return s;

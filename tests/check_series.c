@@ -85,6 +85,31 @@ START_TEST(test_runs_are_appended_and_freed)
 }
 END_TEST
 
+/*
+ * spin's pilot turns --us into --loops-per-op for every run; --us itself is
+ * then left out of put's argv, where the two would contradict each other
+ */
+START_TEST(test_fixed_option_replaces_the_one_it_stands_for)
+{
+	char *forms[][3] = { { "spin", "--us", "200" }, { "spin", "--us=200", NULL } };
+	for (int f = 0; f < 2; f++) {
+		struct series s;
+		series_init(&s, &put_spin, forms[f], forms[f][2] ? 3 : 2, NULL, "spin");
+		char *argv[16], sizebuf[32], text[128];
+		ck_assert_ptr_null(series_added(&s, "--loops-per-op"));
+		ck_assert_int_eq(series_argv(&s, argv, 16, sizebuf), forms[f][2] ? 3 : 2);
+		ck_assert_int_eq(series_add_arg(&s, "--loops-per-op=180108"), 0);
+		ck_assert_str_eq(series_added(&s, "--loops-per-op"), "--loops-per-op=180108");
+		ck_assert_int_eq(series_argv(&s, argv, 16, sizebuf), 2);
+		ck_assert_str_eq(argv[0], "spin");
+		ck_assert_str_eq(argv[1], "--loops-per-op=180108");
+		ck_assert(!series_has_arg(&s, "--us"));
+		series_args_text(&s, text, sizeof text);
+		ck_assert_str_eq(text, "--loops-per-op=180108");
+	}
+}
+END_TEST
+
 Suite *series_suite(void)
 {
 	Suite *s = suite_create("series");
@@ -92,6 +117,7 @@ Suite *series_suite(void)
 	tcase_add_test(tc, test_args_text_quotes_what_the_shell_would_split);
 	tcase_add_test(tc, test_argv_puts_the_size_and_added_options_in_order);
 	tcase_add_test(tc, test_added_options_are_bounded);
+	tcase_add_test(tc, test_fixed_option_replaces_the_one_it_stands_for);
 	tcase_add_test(tc, test_runs_are_appended_and_freed);
 	suite_add_tcase(s, tc);
 	return s;

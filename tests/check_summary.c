@@ -4,10 +4,13 @@
  * fluid's share, on synthetic runs computed by hand (docs/estimators.md).
  */
 #include "calib/summary.h"
+#include "coordinator/out_json.h"
+#include "coordinator/out_text.h"
 #include "tests/suites.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /*
@@ -350,6 +353,62 @@ START_TEST(test_normalised_cost_cancels_the_cpu_speed)
 }
 END_TEST
 
+/*
+ * Under load a fit gave S = -4043 us and it was printed as a start-up cost.
+ * A negative intercept is noise, not a cost: S is not measurable, says why,
+ * and the text and the JSON never show it as a measurement.
+ */
+START_TEST(test_negative_intercept_is_not_measurable)
+{
+	const int cpu0 = 0;
+	struct sum_opts o = { .estimator = SUM_CLASSIC, .fit = 1, .ops = 1000, .ncpu = 1, .cpu_id = &cpu0 };
+	struct est_run r[4];
+	memset(r, 0, sizeof r);
+	for (int i = 0; i < 4; i++) {
+		r[i].ops = i % 2 ? 250 : 1000;
+		r[i].t_put_ns = r[i].t_put_robust_ns = r[i].t_put_raw_ns = -4043e3 + 100e3 * (double)r[i].ops;
+		for (int k = 0; k < EST_NSRC; k++)
+			r[i].os_ns[k] = 100e3 * (double)r[i].ops;
+		r[i].tau_f_ns = r[i].tau0_ns = 1.2;
+	}
+	struct summary s;
+	sum_compute(r, 4, &o, &s);
+	ck_assert_double_eq_tol(s.tau.mean, 100e3, 1e-6); /* the slope is still the cost */
+	ck_assert(isnan(s.startup_ns));
+	ck_assert(isnan(s.e_start_ns));
+	ck_assert_ptr_nonnull(strstr(s.startup_why, "below zero"));
+
+	struct seq_opts so;
+	memset(&so, 0, sizeof so);
+	so.cpus.n = 1;
+	struct context ctx;
+	memset(&ctx, 0, sizeof ctx);
+	snprintf(ctx.irq_time_acct, sizeof ctx.irq_time_acct, "n");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(f);
+	out_text_print(f, &s, &so, &ctx);
+	fclose(f);
+	ck_assert_msg(strstr(text, "start-up S   not measurable: the estimate came out below zero"), "%s", text);
+	ck_assert_ptr_null(strstr(text, "µs per run (intercept"));
+	free(text);
+
+	struct series ser;
+	char *args[] = { "spin" };
+	series_init(&ser, &put_spin, args, 1, NULL, "spin");
+	json_t *j = out_json(&s, &so, &ser);
+	ck_assert(json_is_null(json_object_get(j, "startup_us")));
+	ck_assert_ptr_nonnull(strstr(json_string_value(json_object_get(j, "startup_why")), "below zero"));
+	ck_assert(json_is_null(json_object_get(json_object_get(j, "errors_us"), "start")));
+	json_decref(j);
+
+	/* a positive S is what it was */
+	ck_assert_int_eq(sum_startup_check(2e6, s.startup_why, sizeof s.startup_why), 0);
+	ck_assert_int_eq(sum_startup_check(NAN, s.startup_why, sizeof s.startup_why), 0);
+}
+END_TEST
+
 Suite *summary_suite(void)
 {
 	Suite *s = suite_create("summary");
@@ -363,6 +422,7 @@ Suite *summary_suite(void)
 	tcase_add_test(tc, test_consistency_names_the_clock_that_lies);
 	tcase_add_test(tc, test_perturbation_pairs_each_estimate_with_its_alone_run);
 	tcase_add_test(tc, test_normalised_cost_cancels_the_cpu_speed);
+	tcase_add_test(tc, test_negative_intercept_is_not_measurable);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -10,6 +10,8 @@
 #include "coordinator/out_csv.h"
 
 #include <jansson.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,6 +252,61 @@ START_TEST(test_sweep_peer_down_exits_3)
 }
 END_TEST
 
+/* what can be found at once is a usage error (2) or a missing resource (3) before any run */
+START_TEST(test_sweep_refuses_contradictions_before_running)
+{
+	/* in the case directory, where a command run by gnuplot would leave PWNED */
+	char d[PATH_MAX];
+	ck_assert_ptr_nonnull(realpath(tu_bin("displace"), d));
+	ck_assert_int_eq(chdir(tu_case_path("")), 0);
+	char *a1[] = { d, "sweep", "tcp", "--sizes", "1k,1k,1k", NULL };
+	tu_expect_error(2, "size 1000 is listed twice in --sizes '1k,1k,1k'", a1);
+	char *a2[] = { d, "sweep", "tcp", "--sizes", "1k,2k", "--size", "4k", NULL };
+	tu_expect_error(2, "--size and --sizes exclude each other", a2);
+	char *a3[] = { d, "sweep", "tcp", "--sizes", "1k", "--plot", "", NULL };
+	tu_expect_error(2, "invalid value '' for --plot", a3);
+	/* the plot path, which ran a command through the gnuplot script */
+	char *a4[] = { d, "sweep", "tcp", "--sizes", "1k", "--plot", "a\nsystem \"touch PWNED\"\n#.svg", NULL };
+	tu_expect_error(2, "for --plot (a file name, not empty, without control characters)", a4);
+	ck_assert_int_eq(access("PWNED", F_OK), -1);
+	ck_assert_int_eq(symlink("/etc/passwd", tu_case_path("cost.gp")), 0);
+	char *a5[] = { d, "sweep", "tcp", "--sizes", "1k", "--plot", (char *)tu_case_path("cost.svg"), NULL };
+	tu_expect_error(3, "symbolic link", a5);
+	char *a6[] = { d, "sweep", "tcp", "--sizes", "1k", "--peer", "localhost:x", NULL };
+	tu_expect_error(2, "invalid value 'localhost:x' for --peer", a6);
+}
+END_TEST
+
+/* SIGINT after the first round: the sizes measured so far are reported, marked interrupted, exit 1 */
+START_TEST(test_sweep_interrupted_reports_the_sizes_measured)
+{
+	const char *csv = tu_case_path("rows.csv");
+	char *argv[] = { (char *)tu_bin("displace"), "sweep", "tcp", "--sizes", "1000,2000", "--reps", "40",
+			 "--run-time", "100ms", "--calib-time", "50ms", "--quiet", "--json", "--csv", (char *)csv, NULL };
+	int in, outfd;
+	pid_t pid = tu_start(argv, &in, &outfd);
+	ck_assert_int_gt(pid, 0);
+	/* the header and a pair of one size, or a run of each */
+	for (int i = 0; i < 600 && tu_file_lines(csv) < 4; i++)
+		usleep(100000);
+	kill(pid, SIGINT);
+	tu_read_all(outfd, out, sizeof out);
+	close(outfd);
+	close(in);
+	ck_assert_int_eq(tu_wait(pid), 1);
+	json_error_t je;
+	json_t *root = json_loads(out, 0, &je);
+	ck_assert_msg(root, "JSON: %s: %.300s", je.text, out);
+	ck_assert(json_is_true(json_object_get(root, "interrupted")));
+	ck_assert_str_eq(json_string_value(json_object_get(root, "interrupted_by")), "SIGINT");
+	ck_assert_uint_eq(json_array_size(json_object_get(root, "sizes")), 2);
+	json_decref(root);
+	char text[1 << 16];
+	ck_assert_int_gt(tu_read_file(csv, text, sizeof text), 0);
+	ck_assert_int_eq(tu_count_lines(text, "summary,"), 0);
+}
+END_TEST
+
 Suite *sweep_suite(void)
 {
 	Suite *s = suite_create("sweep");
@@ -262,6 +319,8 @@ Suite *sweep_suite(void)
 	tcase_add_test(tc, test_sweep_plot_writes_svg_or_script);
 	tcase_add_test(tc, test_sweep_bad_input_exits_2_with_one_line);
 	tcase_add_test(tc, test_sweep_peer_down_exits_3);
+	tcase_add_test(tc, test_sweep_refuses_contradictions_before_running);
+	tcase_add_test(tc, test_sweep_interrupted_reports_the_sizes_measured);
 	suite_add_tcase(s, tc);
 	return s;
 }

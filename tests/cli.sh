@@ -105,6 +105,19 @@ has out '"batch_len": 2' "ticks json batches"
 printf 'send,recv\n0,1\n1,1\n0,0\n0,1\n1,0\nx,1\n' >"$tmp/bad.csv"
 expect 2 "ticks malformed count" -- "$D" ticks "$tmp/bad.csv"
 has err "bad.csv:7: not a tick count: 'x'" "ticks malformed count"
+# names and fields from the file reach the terminal with control characters escaped
+printf 'send,\033]0;owned\007\n0,1\n1,0\n' >"$tmp/esc.csv"
+expect 0 "ticks escaped names" -- "$D" ticks "$tmp/esc.csv"
+has out '^\\x1b]0;owned\\x07 ' "ticks escaped names"
+if tr -d '\n' <"$tmp/out" | grep -q "$(printf '\033')"; then bad "ticks printed a raw escape"; else ok; fi
+expect 0 "ticks escaped names in JSON" -- "$D" ticks "$tmp/esc.csv" --json
+json out "ticks escaped names in JSON" '.activities[1].name == "\\x1b]0;owned\\x07"'
+printf 'send,recv\n0,1\n\033[2J,1\n' >"$tmp/escfield.csv"
+expect 2 "ticks escaped field in the error" -- "$D" ticks "$tmp/escfield.csv"
+has err "not a tick count: '\\\\x1b\[2J'" "ticks escaped field in the error"
+printf 'send,recv\n0,1\n1,\0000\n' >"$tmp/nul.csv"
+expect 2 "ticks NUL byte" -- "$D" ticks "$tmp/nul.csv"
+has err "nul.csv:3: a NUL byte: not a text file" "ticks NUL byte"
 one_line "ticks malformed count"
 printf 'send,recv\n0,1\n1\n' >"$tmp/short.csv"
 expect 2 "ticks short row" -- "$D" ticks "$tmp/short.csv"
@@ -132,7 +145,9 @@ expect 0 "calibrate help" -- "$D" calibrate --help
 for w in --cpus --seconds --reps --calibration verdict; do has out "$w" "calibrate help"; done
 
 # Short runs only: the host is noisy, so nothing here depends on timing.
+# A store named with --calibration is taken as it is: its directory must exist.
 cal="$tmp/cache/cal.csv"
+mkdir -p "$tmp/cache"
 expect 0 "calibrate runs" -- "$D" calibrate --cpus 0 --seconds 0.3 --reps 1 --calibration "$cal"
 has out "tau_F" "calibrate report"
 has out "verdict" "calibrate report"
@@ -180,6 +195,26 @@ eq "$(rows "$bad_store")" 2 "a malformed store is not overwritten"
 expect 3 "calibrate store is a directory" -- "$D" calibrate --cpus 0 --seconds 0.1 --reps 1 --calibration "$tmp/bad"
 has err "Is a directory" "calibrate store is a directory"
 one_line "calibrate store is a directory"
+# the store is checked before calibrating: only the default store's directory is ever made
+expect 3 "calibrate store in a missing directory" -- "$D" calibrate --cpus 0 --calibration "$tmp/no/such/dir/x.csv"
+has err "cannot write the calibration store '$tmp/no/such/dir/x.csv': No such file or directory" "calibrate store in a missing directory"
+one_line "calibrate store in a missing directory"
+if [ -e "$tmp/no" ]; then bad "calibrate made the directories of --calibration"; else ok; fi
+expect 2 "calibrate empty store name" -- "$D" calibrate --calibration ''
+has err "invalid value '' for --calibration" "calibrate empty store name"
+echo keep >"$tmp/victim"
+ln -s "$tmp/victim" "$tmp/link.csv"
+expect 3 "calibrate store is a symlink" -- "$D" calibrate --cpus 0 --calibration "$tmp/link.csv"
+has err "symbolic link" "calibrate store is a symlink"
+eq "$(cat "$tmp/victim")" keep "a symlinked store's target is untouched"
+expect 0 "calibrate makes the default store's directory" -- env XDG_CACHE_HOME="$tmp/xdg" "$D" calibrate --cpus 0 --seconds 0.1 --reps 1 --quiet
+eq "$(rows "$tmp/xdg/displace/calibration.csv")" 2 "the default store, in the directory made for it"
+# a row calibrate would once have written back as cpu -2147483648 is refused where it is read
+bad_cpu="$tmp/bad/cpu.csv"
+head -n 1 "$cal" >"$bad_cpu"
+echo "vm,k,m,3000000000,lcg64-v1/c1000,idle,1.19,0,0,1.1,1,0.3,1,quiet,2026-01-01T00:00:00Z" >>"$bad_cpu"
+expect 3 "calibrate store with cpu 3e9" -- "$D" calibrate --cpus 0 --seconds 0.1 --reps 1 --calibration "$bad_cpu"
+has err "cpu.csv:2: bad cpu (0 to 1023)" "calibrate store with cpu 3e9"
 # --- serve: the peer of the socket and RPC workloads ---
 expect 0 "serve help" -- "$D" serve --help
 has out "serve ready tcp=" "serve help"
@@ -269,6 +304,10 @@ if [ "$(wc -l <"$tmp/ops.txt")" -eq 4 ] &&
 fi
 expect 3 "put --op-times unwritable" -- "$BIN/put" --ops 1 --op-times "$tmp/no/such/dir" spin --us 10
 has err "cannot write --op-times" "put --op-times unwritable"
+ln -s "$tmp/victim" "$tmp/ops-link.txt"
+expect 3 "put --op-times through a symlink" -- "$BIN/put" --ops 1 --op-times "$tmp/ops-link.txt" spin --us 10
+has err "symbolic link" "put --op-times through a symlink"
+eq "$(cat "$tmp/victim")" keep "put --op-times: the symlink's target is untouched"
 expect 2 "put --op-times too many" -- "$BIN/put" --op-times "$tmp/ops.txt" --ops 2305843009213693953 spin --us 1
 has err "at most 100000000 operations" "put --op-times too many"
 

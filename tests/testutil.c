@@ -273,6 +273,13 @@ long tu_read_file(const char *path, char *buf, size_t len)
 	return (long)n;
 }
 
+int tu_file_lines(const char *path)
+{
+	static char text[1 << 20];
+	long n = tu_read_file(path, text, sizeof text);
+	return n > 0 ? tu_count_lines(text, "") : 0;
+}
+
 int tu_count_lines(const char *text, const char *prefix)
 {
 	int n = 0;

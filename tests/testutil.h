@@ -54,6 +54,8 @@ const char *tu_csv_get(const struct tu_csv *t, size_t row, const char *name);
 void tu_csv_free(struct tu_csv *t);
 /* tu_read_file - the first len - 1 bytes of path, NUL-terminated; bytes read or -1 */
 long tu_read_file(const char *path, char *buf, size_t len);
+/* tu_file_lines - the lines of the file at path (its first MB), 0 if it cannot be read */
+int tu_file_lines(const char *path);
 /* tu_count_lines - lines of text that begin with prefix */
 int tu_count_lines(const char *text, const char *prefix);
 /*
