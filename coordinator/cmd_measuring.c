@@ -17,6 +17,7 @@ int measuring_parse(struct session *s, int argc, char **argv, const struct opts_
 		return msg_usage(s->m.cmd, "%s", err);
 	if (s->m.quiet)
 		msg_set_quiet(true);
+	msg_set_json(s->m.json);
 	return 0;
 }
 
@@ -90,6 +91,14 @@ unsigned measuring_whole_pairs(unsigned reps, const char *why)
 		return reps;
 	msg_info("--reps %u rounded up to %u: %s", reps, reps + 1, why);
 	return reps + 1;
+}
+
+int measuring_precision_met(struct msg_progress *p, const struct summary *sum, double precision)
+{
+	/* fewer than 3 estimates: a CI too wide to trust, and no figure to show yet */
+	double reached = sum->n >= 3 ? sum->tau.ci_half / fabs(sum->tau.mean) : NAN;
+	msg_progress_ci(p, 100 * reached, 100 * precision);
+	return reached <= precision;
 }
 
 void measuring_drift_note(const struct session *s)

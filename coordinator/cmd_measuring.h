@@ -9,6 +9,7 @@
 
 #include "calib/summary.h"
 #include "coordinator/csvout.h"
+#include "coordinator/msg.h"
 #include "coordinator/plot.h"
 #include "coordinator/session.h"
 
@@ -34,6 +35,12 @@ int measuring_setup(struct session *s);
 int measuring_choose_ops(struct session *s, struct series *ser);
 /* measuring_whole_pairs - reps, or reps + 1 when odd, with a note saying so and why */
 unsigned measuring_whole_pairs(unsigned reps, const char *why);
+/*
+ * measuring_precision_met - under --precision: whether sum's 95 % CI is
+ * within precision (a fraction) of its mean, from 3 estimates on; the CI
+ * reached goes to the progress line p
+ */
+int measuring_precision_met(struct msg_progress *p, const struct summary *sum, double precision);
 /* measuring_drift_note - after the first calibration: say if tau_F moved since the stored one */
 void measuring_drift_note(const struct session *s);
 /*

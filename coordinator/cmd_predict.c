@@ -447,9 +447,12 @@ static int check_options(struct predict *pd)
 static int prepare_sizes(struct predict *pd)
 {
 	struct session *r = &pd->r;
+	struct msg_progress prog;
+	msg_progress_start(&prog, "predicting", (double)pd->n);
 	for (size_t i = 0; i < pd->n; i++) {
 		struct psize *p = &pd->ps[i];
 		char label[32], compute[48], v[32];
+		msg_progress_phase(&prog, "pilot, size %" PRIu64 " B", p->size);
 		snprintf(label, sizeof label, "%" PRIu64, p->size);
 		snprintf(compute, sizeof compute, "--compute-us=%.6f", p->c_ns / 1e3);
 		cost_series(pd, p, label, compute);
@@ -478,7 +481,9 @@ static int prepare_sizes(struct predict *pd)
 		int st = measuring_choose_ops(r, &p->block);
 		if (st)
 			return st;
+		msg_progress_update(&prog, (double)i + 1);
 	}
+	msg_progress_end(&prog);
 	if (r->peer_note[0])
 		msg_info("%s", r->peer_note);
 	return 0;
@@ -501,11 +506,13 @@ static int run_rounds(struct predict *pd)
 	uint64_t deadline = r->start_ns + r->m.max_time_ns;
 	struct msg_progress prog;
 	msg_progress_start(&prog, "predicting", r->m.precision ? 0 : (double)reps * (double)n);
+	msg_progress_deadline(&prog, deadline);
 	int rc = 0;
 	for (unsigned rep = 0; !rc && (r->m.precision || rep < reps); rep++) {
 		for (size_t j = 0; j < n && !rc; j++) {
 			struct psize *p = &pd->ps[(j + rep / 2) % n];
 			int small = rep % 2;
+			msg_progress_phase(&prog, "round %u, size %" PRIu64 " B", rep + 1, p->size);
 			/*
 			 * The cost pair is L and a null run: the loop's cost varies
 			 * about 5 % from run to run on a VM, and a slope from L and
@@ -532,6 +539,7 @@ static int run_rounds(struct predict *pd)
 			pd->met = 1;
 			for (size_t i = 0; i < n; i++) {
 				finish_size(pd, &pd->ps[i]);
+				msg_progress_ci(&prog, pd->ps[i].pr.err_ci[PRED_DISPLACEMENT], 100 * r->m.precision);
 				if (!(pd->ps[i].pr.err_ci[PRED_DISPLACEMENT] <= 100 * r->m.precision))
 					pd->met = 0;
 			}

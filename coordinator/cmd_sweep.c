@@ -175,13 +175,18 @@ int cmd_sweep(int argc, char **argv)
 	struct series *ser = calloc(n, sizeof *ser);
 	struct summary *sum = calloc(n, sizeof *sum);
 	int rc = 0;
+	struct msg_progress prog;
+	msg_progress_start(&prog, "sweeping", (double)n);
 	for (size_t i = 0; i < n && !st; i++) {
 		char label[32];
 		snprintf(label, sizeof label, "%" PRIu64, so.sizes[i]);
 		session_series_init(&r, &ser[i], label);
 		ser[i].size_bytes = so.sizes[i];
+		msg_progress_phase(&prog, "pilot, size %" PRIu64 " B", so.sizes[i]);
 		st = measuring_choose_ops(&r, &ser[i]);
+		msg_progress_update(&prog, (double)i + 1);
 	}
+	msg_progress_end(&prog);
 	if (st)
 		goto out;
 	if (r.peer_note[0])
@@ -191,8 +196,11 @@ int cmd_sweep(int argc, char **argv)
 	if (r.m.fit)
 		reps = measuring_whole_pairs(reps, "the fit needs whole pairs");
 	uint64_t deadline = r.start_ns + r.m.max_time_ns;
-	struct msg_progress prog;
 	msg_progress_start(&prog, "sweeping", r.m.precision ? 0 : (double)reps * (double)n);
+	if (r.m.precision) {
+		msg_progress_deadline(&prog, deadline);
+		msg_progress_ci(&prog, NAN, 100 * r.m.precision);
+	}
 	int met = 0;
 	for (unsigned rep = 0;; rep++) {
 		if (!r.m.precision && rep >= reps)
@@ -201,6 +209,11 @@ int cmd_sweep(int argc, char **argv)
 		for (size_t j = 0; j < n && !rc; j++) {
 			size_t i = (j + rep / (r.m.fit ? 2 : 1)) % n;
 			uint64_t ops = r.m.fit && rep % 2 ? sum_small_ops(ser[i].ops) : ser[i].ops;
+			if (r.m.precision)
+				msg_progress_phase(&prog, "round %u, size %" PRIu64 " B", rep + 1, ser[i].size_bytes);
+			else
+				msg_progress_phase(&prog, "round %u of %u, size %" PRIu64 " B", rep + 1, reps,
+						   ser[i].size_bytes);
 			rc = seq_run(&r.seq, &ser[i], ops);
 			if (rc)
 				break;
@@ -217,7 +230,7 @@ int cmd_sweep(int argc, char **argv)
 			met = 1;
 			for (size_t i = 0; i < n; i++) {
 				seq_summarize(&r.seq, &ser[i], &sum[i]);
-				if (!(sum[i].n >= 3 && sum[i].tau.ci_half <= r.m.precision * fabs(sum[i].tau.mean)))
+				if (!measuring_precision_met(&prog, &sum[i], r.m.precision))
 					met = 0;
 			}
 			if (met)

@@ -32,6 +32,7 @@ int main(void)
 		pin_suite,
 		vec_suite,
 		dclock_suite,
+		msg_suite,
 	};
 	/*
 	 * Hermetic: no test reads or writes the user's calibration store;

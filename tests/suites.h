@@ -25,6 +25,7 @@ Suite *series_suite(void);
 Suite *pin_suite(void);
 Suite *vec_suite(void);
 Suite *dclock_suite(void);
+Suite *msg_suite(void);
 
 /*
  * A local peer for the socket tests, 'put serve --listen ADDR --unix
