@@ -47,8 +47,8 @@ static void usage(FILE *f)
 	opts_help_measurement(f, "sweep");
 	fputs("\n", f);
 	opts_help_output(f, "sweep",
-			  "  --plot FILE.svg      cost against size: displacement with CI bars, lines\n"
-			  "                       for the OS sources (gnuplot; without it the .gp\n"
+			  "  --plot FILE.svg      cost against size: displacement and each OS source\n"
+			  "                       with its 95% CI bars (gnuplot; without it the .gp\n"
 			  "                       script and .dat data are written)\n");
 	fputs("\n"
 	      "Example:\n"
@@ -116,27 +116,34 @@ static void print_table(const struct session *r, struct series *ser, struct summ
 static int write_plot(const char *path, const struct session *r, struct series *ser, struct summary *sum,
 		      size_t n)
 {
-	double *x = calloc(n, sizeof *x), *y[1 + EST_NSRC], *e = calloc(n, sizeof *e);
+	/* displacement and every OS source, each with its 95 % CI */
+	double *x = calloc(n, sizeof *x), *y[1 + EST_NSRC], *e[1 + EST_NSRC];
 	struct plot_series ps[1 + EST_NSRC];
-	for (int k = 0; k <= EST_NSRC; k++)
+	for (int k = 0; k <= EST_NSRC; k++) {
 		y[k] = calloc(n, sizeof *y[k]);
+		e[k] = calloc(n, sizeof *e[k]);
+	}
 	for (size_t i = 0; i < n; i++) {
 		x[i] = (double)ser[i].size_bytes;
 		y[0][i] = sum[i].tau.mean / 1e3;
-		e[i] = sum[i].tau.ci_half / 1e3;
-		for (int k = 0; k < EST_NSRC; k++)
+		e[0][i] = sum[i].tau.ci_half / 1e3;
+		for (int k = 0; k < EST_NSRC; k++) {
 			y[1 + k][i] = sum[i].os[k].mean / 1e3;
+			e[1 + k][i] = sum[i].os[k].ci_half / 1e3;
+		}
 	}
-	ps[0] = (struct plot_series){ "displacement (95% CI)", x, y[0], e, n };
+	ps[0] = (struct plot_series){ "displacement", x, y[0], e[0], n };
 	for (int k = 0; k < EST_NSRC; k++)
-		ps[1 + k] = (struct plot_series){ est_src_name((enum est_src)k), x, y[1 + k], NULL, n };
+		ps[1 + k] = (struct plot_series){ est_src_name((enum est_src)k), x, y[1 + k], e[1 + k], n };
 	char title[160];
-	snprintf(title, sizeof title, "%s: CPU cost per operation by message size (CPU %d)", r->m.workload, r->m.cpu);
+	snprintf(title, sizeof title, "%s: CPU cost per operation by message size, with 95%% CIs (CPU %d)",
+		 r->m.workload, r->m.cpu);
 	int rc = measuring_plot(path, title, "message size (bytes)", "CPU per operation (µs)", ps, 1 + EST_NSRC);
-	for (int k = 0; k <= EST_NSRC; k++)
+	for (int k = 0; k <= EST_NSRC; k++) {
 		free(y[k]);
+		free(e[k]);
+	}
 	free(x);
-	free(e);
 	return rc;
 }
 
