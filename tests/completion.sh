@@ -17,9 +17,19 @@ bad() { fail=$((fail + 1)); echo "FAIL: $*" >&2; }
 # shellcheck source=completion/displace.bash
 . "$src/completion/displace.bash"
 
-# complete WORD... : COMPREPLY for the last word, after the others, one per line in $reply
-complete_words() {
-	COMP_WORDS=("$@")
+# run_case WHAT WORD... :: EXPECTED...: completes the last WORD after the others;
+# sets what, words, expected, and reply (the completions, one per line, sorted)
+run_case() {
+	what=$1
+	shift
+	words=()
+	while [ "$1" != :: ]; do
+		words+=("$1")
+		shift
+	done
+	shift
+	expected=("$@")
+	COMP_WORDS=("${words[@]}")
 	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
 	COMPREPLY=()
 	_displace
@@ -27,31 +37,15 @@ complete_words() {
 }
 # offers WHAT WORD... :: EXPECTED...: every EXPECTED is among the completions
 offers() {
-	what=$1
-	shift
-	words=()
-	while [ "$1" != :: ]; do
-		words+=("$1")
-		shift
-	done
-	shift
-	complete_words "${words[@]}"
-	for e in "$@"; do
+	run_case "$@"
+	for e in "${expected[@]}"; do
 		if grep -qxF -- "$e" <<<"$reply"; then ok; else bad "$what: '${words[*]}' does not offer '$e' (got: ${reply//$'\n'/ })"; fi
 	done
 }
 # offers_exactly WHAT WORD... :: EXPECTED...: the completions are EXPECTED and nothing else
 offers_exactly() {
-	what=$1
-	shift
-	words=()
-	while [ "$1" != :: ]; do
-		words+=("$1")
-		shift
-	done
-	shift
-	complete_words "${words[@]}"
-	want=$(printf '%s\n' "$@" | sed '/^$/d' | sort)
+	run_case "$@"
+	want=$(printf '%s\n' "${expected[@]}" | sed '/^$/d' | sort)
 	if [ "$reply" = "$want" ]; then ok; else bad "$what: '${words[*]}' offers '${reply//$'\n'/ }', wanted '${want//$'\n'/ }'"; fi
 }
 
