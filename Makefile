@@ -2,8 +2,9 @@
 #
 #   make                 build bin/displace and its helpers (bin/fluid, bin/put)
 #   make check           build and run every test
-#   make run             the main job: calibrate, then the tcp send-cost sweep
-#                        (results.csv, results.svg)
+#   make run             the main job: calibrate, check the tcp send cost against
+#                        a saturated CPU, then the send-cost sweep (results.csv,
+#                        results.svg)
 #   make install PREFIX=/usr/local DESTDIR=
 #                        the programs, displace(1) and the bash completion
 #   make deb             the Debian package, in build/deb/, checked by lintian
@@ -176,10 +177,13 @@ completion: $(PROGS)
 	DISPLACE_BIN=$(BIN) bash tests/completion.sh
 
 # --- the main job ------------------------------------------------------------
-# calibrate, then the send cost of tcp by size with the built-in peer:
-# the table on stdout, results.csv (appended) and results.svg
+# calibrate; check that the cost of a blocking tcp send predicts 4 and 8
+# blocking clients saturating the CPU (the verdict); then the send cost by
+# size with the built-in peer: the table on stdout, results.csv (appended)
+# and results.svg
 run: $(PROGS)
 	$(BIN)/displace calibrate
+	$(BIN)/displace predict tcp --sizes 1000,8000 --clients 4,8 --compute 50 --reps 4
 	$(BIN)/displace sweep tcp --sizes 1000:8000:1000 --csv results.csv --plot results.svg
 
 # --- install -----------------------------------------------------------------
@@ -221,4 +225,4 @@ clean:
 distclean: clean
 
 help:
-	@sed -n '2,15s/^# \{0,1\}//p' Makefile
+	@sed -n '2,16s/^# \{0,1\}//p' Makefile

@@ -26,8 +26,12 @@ int est_cal_from(const struct fluid_report *r, int use_steal, struct est_cal *c)
 	if (c->g_nosteal < 0)
 		c->g_nosteal = 0;
 	c->post_rate = c->wall_ns > 0 ? fluid_post_extra_ns(r) / c->wall_ns : 0;
+	c->off_rate = r->task_clock_ns.avail && c->wall_ns > 0 ? (c->wall_ns - r->task_clock_ns.v) / c->wall_ns : NAN;
 	return 0;
 }
+
+/* a negative steal within this share of T_F(2) is noise; beyond it, a clock is wrong */
+#define STEAL_NOISE 0.005
 
 int est_cpu_from(const struct fluid_report *corun, const struct est_cal *before, const struct est_cal *after,
 		 double tau_sd_ns, int put_cpu, double put_steal_ns, int use_steal, struct est_cpu *e)
@@ -41,6 +45,18 @@ int est_cpu_from(const struct fluid_report *corun, const struct est_cal *before,
 	e->tau_f_ns = (before->tau_ns + after->tau_ns) / 2;
 	e->t_put_ns = e->t2_ns - e->l2 * e->tau_f_ns;
 	e->t_put_raw_ns = fluid_raw_wall_ns(corun) - e->l2 * (before->tau_raw_ns + after->tau_raw_ns) / 2;
+	/*
+	 * off-CPU: the fluid's task-clock runs while it is the CPU's current
+	 * task, from switch-in to switch-out (perf, local_clock), so wall time
+	 * less it is the time others ran; less what others took from the fluid
+	 * alone (b, in the calibrations)
+	 */
+	if (corun->task_clock_ns.avail && isfinite(before->off_rate) && isfinite(after->off_rate)) {
+		e->t_put_offcpu_ns = e->t2_ns - corun->task_clock_ns.v - (before->off_rate + after->off_rate) / 2 * e->t2_ns;
+		e->bg_ns = fabs(after->off_rate - before->off_rate) / 2 * e->t2_ns;
+	} else {
+		e->t_put_offcpu_ns = e->bg_ns = NAN;
+	}
 	/* drift-robust: the fluid's own undisturbed speed during the co-run */
 	e->tau0_2_ns = fluid_tau0_ns(corun);
 	double g = (before->g_nosteal + after->g_nosteal) / 2;
@@ -50,6 +66,14 @@ int est_cpu_from(const struct fluid_report *corun, const struct est_cal *before,
 		e->steal_ns = fluid_steal_ns(corun) + put_steal_ns;
 	else
 		e->steal_ns = (before->steal_ns / before->wall_ns + after->steal_ns / after->wall_ns) / 2 * e->t2_ns;
+	/*
+	 * Steal cannot be negative. A little below 0 is the two clocks' noise;
+	 * far below, one of them billed time wrongly (the scheduler's clock, when
+	 * a wake-up from another CPU preempts the fluid: docs/estimators.md),
+	 * and there is no steal figure to take out
+	 */
+	if (e->steal_ns < 0)
+		e->steal_ns = e->steal_ns > -STEAL_NOISE * e->t2_ns ? 0 : NAN;
 	if (isnan(e->tau0_2_ns)) {
 		e->tau0_2_ns = NAN;
 		e->tau_f_robust_ns = NAN;
@@ -156,12 +180,15 @@ int est_run_from(const struct est_run_in *in, struct est_run *run, int *bad_cpu)
 			return -EINVAL;
 		}
 		run->cpu_t_put_ns[i] = e.t_put_ns;
+		run->cpu_offcpu_ns[i] = e.t_put_offcpu_ns;
+		run->t_put_offcpu_ns += e.t_put_offcpu_ns;
 		run->t_put_ns += e.t_put_ns;
 		run->t_put_robust_ns += e.t_put_robust_ns;
 		run->t_put_raw_ns += e.t_put_raw_ns;
 		run->drift_ns += e.drift_ns;
 		run->calib_ns += e.calib_ns;
 		run->cache_ns += e.cache_ns;
+		run->bg_ns += e.bg_ns;
 		if (is_put) {
 			run->tau_f_ns = e.tau_f_ns;
 			run->tau0_ns = e.tau0_2_ns;
@@ -171,6 +198,14 @@ int est_run_from(const struct est_run_in *in, struct est_run *run, int *bad_cpu)
 			run->lf1 = (in->before[i].wall_ns / in->before[i].tau_ns + in->after[i].wall_ns / in->after[i].tau_ns) / 2;
 			run->res_ns = est_res_ns(in->delta_ns, run->l2, run->lf1);
 			run->steal_ns = e.steal_ns;
+			run->fluid_tc_ns = val_ns(&in->fluid[i].task_clock_ns);
+			run->fluid_cpu_ns = (double)in->fluid[i].cpu_ns;
+		}
+		if (in->irq0 && in->irq1 && c < in->irq0->ncpu) {
+			run->ipi[i] = (double)(in->irq1->ipi[c] - in->irq0->ipi[c]);
+			run->dev_irq[i] = (double)(in->irq1->dev[c] - in->irq0->dev[c]);
+		} else {
+			run->ipi[i] = run->dev_irq[i] = NAN;
 		}
 		if (in->sirq0 && in->sirq1 && c < in->sirq0->ncpu) {
 			run->net_rx[i] = (double)(in->sirq1->net_rx[c] - in->sirq0->net_rx[c]);
@@ -196,4 +231,22 @@ int est_run_from(const struct est_run_in *in, struct est_run *run, int *bad_cpu)
 	run->nivcsw = p->nivcsw;
 	run->cmd_status = p->cmd_status;
 	return 0;
+}
+
+void est_alone_from(const struct put_report *p, struct est_alone *a)
+{
+	a->ops = p->ops;
+	a->wall_ns = (double)(p->end_ns - p->start_ns);
+	if (p->task_clock_ns.avail)
+		a->cpu_ns = p->task_clock_ns.v;
+	else if (p->utime_ns.avail && p->stime_ns.avail)
+		a->cpu_ns = p->utime_ns.v + p->stime_ns.v;
+	else
+		a->cpu_ns = NAN;
+}
+
+double est_run_cpu_ns(const struct est_run *r)
+{
+	/* task-clock: its switch boundaries are exact; sum_exec_runtime's are not (docs/estimators.md) */
+	return isfinite(r->os_ns[SRC_TASK_CLOCK]) ? r->os_ns[SRC_TASK_CLOCK] : r->os_ns[SRC_GETRUSAGE];
 }

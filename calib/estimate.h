@@ -5,7 +5,13 @@
  *   tau_F   = T_F(1) / L_F(1)                 step 1, the fluid alone
  *   T_PUT   = T_F(2) - L_F(2) tau_F           step 2, the fluid beside the PUT
  *   tau_PUT = T_PUT / L_PUT(2)
- * Two estimators of the fluid's speed during step 2 are kept side by side:
+ * Three estimators stand side by side:
+ *   off-CPU       the time the fluid was off its CPU in step 2, by its own
+ *                 perf task-clock: T_PUT = T_F(2) - C_F(2) - b T_F(2), b
+ *                 the share of the CPU the fluid did not get when alone
+ *                 (background). It needs no tau_F, and leaves out time the
+ *                 fluid held the CPU without progressing (a hypervisor
+ *                 delivering a wake-up, or interrupts on the fluid's time);
  *   classic       tau_F from the calibrations just before and just after;
  *   drift-robust  the fluid's undisturbed speed measured *during* step 2
  *                 from its chunk timings (tau0), times the share of
@@ -47,6 +53,7 @@ struct est_cal {
 	double steal_ns;        /* stolen while the fluid was current (0 if unknown) */
 	double g_nosteal;       /* background per loop without steal */
 	double tau_raw_ns;      /* T/L by the real clock (tau_ns unless a slow clock is simulated) */
+	double off_rate;        /* (T - C) / T: the share of the CPU the fluid was off it, alone; NAN without task-clock */
 };
 
 /*
@@ -64,6 +71,8 @@ struct est_cpu {
 	double tau0_2_ns;
 	double steal_ns;         /* steal removed by the drift-robust estimator */
 	double t_put_ns;         /* classic displacement */
+	double t_put_offcpu_ns;  /* off-CPU: T_F(2) - C_F(2) - b T_F(2); NAN without the fluid's task-clock */
+	double bg_ns;            /* |b(after) - b(before)| / 2 T_F(2): what the off-CPU bracket can be off by */
 	double t_put_robust_ns;  /* drift-robust displacement */
 	double drift_ns;         /* |after - before| / 2 * L_F(2): what the bracket can be off by */
 	double calib_ns;         /* tau_F uncertainty * L_F(2) */
@@ -117,13 +126,17 @@ int est_pair_from(double t_big, double l_big, double t_small, double l_small, st
  */
 struct est_run {
 	uint64_t ops;
-	double t_put_ns, t_put_robust_ns;           /* summed over the fluid CPUs */
+	double t_put_ns, t_put_robust_ns;           /* classic and drift-robust, summed over the fluid CPUs */
+	double t_put_offcpu_ns;                     /* off-CPU, summed over the fluid CPUs */
+	double cpu_offcpu_ns[EST_MAX_CPUS];         /* off-CPU, per fluid CPU */
+	double ipi[EST_MAX_CPUS], dev_irq[EST_MAX_CPUS]; /* wake-up IPIs and device interrupts received, per fluid CPU */
+	double fluid_tc_ns, fluid_cpu_ns;           /* the fluid's task-clock and scheduler CPU time, on the PUT's CPU */
 	double t_put_raw_ns;                        /* classic by the real clock (a slow clock simulated) */
 	double t2_raw_ns;                           /* T_F(2) by the real clock, on the PUT's CPU */
 	double cpu_t_put_ns[EST_MAX_CPUS];          /* classic, per fluid CPU */
 	double os_ns[EST_NSRC];
 	char os_why[EST_NSRC][24];                  /* why a source is NAN, as put said: "EOPNOTSUPP" */
-	double drift_ns, calib_ns, cache_ns, res_ns;
+	double drift_ns, calib_ns, cache_ns, res_ns, bg_ns;
 	double tau_f_ns, tau0_ns, t2_ns, l2, lf1;    /* on the PUT's CPU */
 	double steal_ns;                            /* removed by the drift-robust estimator */
 	double peer_ns;                             /* the local peer's CPU time in the run (schedstat) */
@@ -133,6 +146,21 @@ struct est_run {
 	int cmd_status;
 	int outlier;                                /* set by the summary (sum_compute) */
 };
+
+/*
+ * A run of the PUT alone, with no fluid: what the co-runs are compared with
+ * to see how much the fluid perturbs the PUT (the perturbation check).
+ */
+struct est_alone {
+	uint64_t ops;
+	double wall_ns;         /* put's own loop wall time */
+	double cpu_ns;          /* its own CPU time: task-clock, else getrusage; NAN if neither */
+};
+
+/* est_alone_from - the alone run's figures from put's report */
+void est_alone_from(const struct put_report *p, struct est_alone *a);
+/* est_run_cpu_ns - the PUT's own CPU time in a co-run, by the same source as est_alone_from */
+double est_run_cpu_ns(const struct est_run *r);
 
 /* What est_run_from needs: the reports of one co-run and the calibrations around it. */
 struct est_run_in {
@@ -145,6 +173,7 @@ struct est_run_in {
 	const struct put_report *put;
 	const struct procfs_stat *stat0, *stat1;     /* /proc/stat around the run, or NULL */
 	const struct procfs_softirqs *sirq0, *sirq1; /* /proc/softirqs around the run, or NULL */
+	const struct procfs_interrupts *irq0, *irq1; /* /proc/interrupts around the run, or NULL */
 	long user_hz;                        /* USER_HZ of /proc/stat */
 	double delta_ns;                     /* clock resolution, for e_res */
 	double peer_ns;                      /* the local peer's CPU time in the run, NAN if none */

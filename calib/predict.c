@@ -7,19 +7,40 @@
 
 const char *pred_name(int k)
 {
-	return k == PRED_DISPLACEMENT ? "displacement" : k == PRED_DRIFT_ROBUST ? "drift-robust"
-										: est_src_name((enum est_src)(k - PRED_OS));
+	if (k == PRED_DISPLACEMENT)
+		return "displacement";
+	return k < PRED_OS ? sum_estimator_name((enum sum_estimator)(k - PRED_EST)) : est_src_name((enum est_src)(k - PRED_OS));
 }
 
 const char *pred_key(int k)
 {
-	return k == PRED_DISPLACEMENT ? "displacement" : k == PRED_DRIFT_ROBUST ? "drift_robust"
-										: est_src_key((enum est_src)(k - PRED_OS));
+	if (k == PRED_DISPLACEMENT)
+		return "displacement";
+	return k < PRED_OS ? sum_estimator_key((enum sum_estimator)(k - PRED_EST)) : est_src_key((enum est_src)(k - PRED_OS));
+}
+
+int pred_is_displacement(int k)
+{
+	return k < PRED_OS;
 }
 
 int pred_saturated(const struct pred_sat *s)
 {
-	return !(s->share < PRED_MIN_SAT_SHARE);
+	return !(s->share < PRED_MIN_SAT_SHARE) && !(s->peer_busy >= PRED_MAX_PEER_BUSY);
+}
+
+double pred_k_spread(const double *tput, size_t n)
+{
+	double lo = INFINITY, hi = -INFINITY, sum = 0;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(tput[i])) {
+			lo = fmin(lo, tput[i]);
+			hi = fmax(hi, tput[i]);
+			sum += tput[i];
+			m++;
+		}
+	return m >= 2 ? 100 * (hi - lo) / 2 / (sum / (double)m) : NAN;
 }
 
 int pred_below_c(double c_ns, double tau_ns)
@@ -33,10 +54,13 @@ double pred_rounds_for(double ci_now, double target, unsigned rounds)
 	return ceil((double)rounds * k * k);
 }
 
-/* x of source k in a run */
-static double run_val(const struct est_run *r, int k)
+/* x of predictor k in a run; def is the result's estimator */
+static double run_val(const struct est_run *r, int k, enum sum_estimator def)
 {
-	return k == PRED_DISPLACEMENT ? r->t_put_ns : k == PRED_DRIFT_ROBUST ? r->t_put_robust_ns : r->os_ns[k - PRED_OS];
+	enum sum_estimator e = k == PRED_DISPLACEMENT ? def : (enum sum_estimator)(k - PRED_EST);
+	if (k >= PRED_OS)
+		return r->os_ns[k - PRED_OS];
+	return e == SUM_OFFCPU ? r->t_put_offcpu_ns : e == SUM_CLASSIC ? r->t_put_ns : r->t_put_robust_ns;
 }
 
 /* whether round j counts: its saturated run is valid and its cost pair, if any, was not an outlier */
@@ -61,11 +85,12 @@ static double paired_err_ci(const struct pred_in *in, int k)
 	double *num = calloc(n + 1, sizeof *num), *den = calloc(n + 1, sizeof *den), ratio, ci = NAN;
 	for (size_t j = 0; num && den && j < n; j++) {
 		const struct est_run *a = &in->cost[2 * j], *b = &in->cost[2 * j + 1];
-		double c = a->ops > b->ops ? (run_val(a, k) - run_val(b, k)) / (double)(a->ops - b->ops) : NAN;
+		enum sum_estimator def = in->scost->estimator;
+		double c = a->ops > b->ops ? (run_val(a, k, def) - run_val(b, k, def)) / (double)(a->ops - b->ops) : NAN;
 		if (!round_kept(in, j) || !isfinite(c))
 			continue;
 		num[m] = 1e9 / in->sat[j].tput; /* ns per message, saturated */
-		den[m++] = c;
+		den[m++] = c + (in->add_ns ? in->add_ns[j] : 0);
 	}
 	if (!num || !den || stats_ratio(num, den, m, 0.95, &ratio, &ci))
 		ci = NAN;
@@ -109,9 +134,17 @@ void pred_compute(const struct pred_in *in, struct pred_out *out)
 	for (size_t j = 0; j < in->nsat; j++)
 		out->nunsat += !pred_saturated(&in->sat[j]);
 	pooled_tput(in, &out->tput);
-	double tau[PRED_NSRC];
+	double tau[PRED_NSRC], add = 0;
+	size_t nadd = 0;
+	for (size_t j = 0; in->add_ns && j < in->nsat; j++)
+		if (round_kept(in, j) && isfinite(in->add_ns[j])) {
+			add += in->add_ns[j];
+			nadd++;
+		}
+	add = nadd ? add / (double)nadd : in->add_ns ? in->c_ns : 0;
 	tau[PRED_DISPLACEMENT] = in->scost->tau.mean;
-	tau[PRED_DRIFT_ROBUST] = in->scost->tau_robust.mean;
+	for (int k = 0; k < SUM_NEST; k++)
+		tau[PRED_EST + k] = in->scost->est[k].mean;
 	for (int k = 0; k < EST_NSRC; k++)
 		tau[PRED_OS + k] = in->scost->os[k].mean;
 	/*
@@ -119,7 +152,9 @@ void pred_compute(const struct pred_in *in, struct pred_out *out)
 	 * they are: /proc/stat leaves out user time, and showing that is its point.
 	 */
 	for (int k = 0; k < PRED_NSRC; k++) {
-		out->pred[k] = tau[k] > 0 && (k >= PRED_OS || !pred_below_c(in->c_ns, tau[k])) ? 1e9 / tau[k] : NAN;
+		/* with K clients the cost is the operation alone, and c is added; else it holds c */
+		int starved = !in->add_ns && k < PRED_OS && pred_below_c(in->c_ns, tau[k]);
+		out->pred[k] = tau[k] > 0 && !starved ? 1e9 / (tau[k] + add) : NAN;
 		out->err_pct[k] = 100 * (out->pred[k] - out->tput.mean) / out->tput.mean;
 		out->err_ci[k] = isfinite(out->err_pct[k]) ? paired_err_ci(in, k) : NAN;
 	}

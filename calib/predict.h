@@ -17,8 +17,12 @@
 
 #include <stddef.h>
 
-/* The predictors: classic displacement, drift-robust, then the OS sources in enum est_src order. */
-enum { PRED_DISPLACEMENT = 0, PRED_DRIFT_ROBUST = 1, PRED_OS = 2, PRED_NSRC = 2 + EST_NSRC };
+/*
+ * The predictors: the result (the summary's own estimator, "displacement"),
+ * each estimator (enum sum_estimator order), then the OS sources (enum
+ * est_src order).
+ */
+enum { PRED_DISPLACEMENT = 0, PRED_EST = 1, PRED_OS = 1 + SUM_NEST, PRED_NSRC = 1 + SUM_NEST + EST_NSRC };
 
 /*
  * A saturated run counts when the sender had its CPU: its task-clock
@@ -27,9 +31,20 @@ enum { PRED_DISPLACEMENT = 0, PRED_DRIFT_ROBUST = 1, PRED_OS = 2, PRED_NSRC = 2 
  */
 #define PRED_MIN_SAT_SHARE 0.95
 
-/* One saturated run: messages per second, and the sender's task-clock over the loop's wall time (NAN: unknown). */
+/*
+ * A saturated run also says nothing about the sender when the peer's CPU
+ * was this busy: the bottleneck was there.
+ */
+#define PRED_MAX_PEER_BUSY 0.9
+
+/*
+ * One round's saturated throughput: operations per second; the measured
+ * CPU's busy share (the sender's task-clock over the loop's wall time, or
+ * the CPU's busy share with K clients); the peer CPU's busy share. NAN:
+ * unknown.
+ */
 struct pred_sat {
-	double tput, share;
+	double tput, share, peer_busy;
 };
 
 /*
@@ -38,7 +53,8 @@ struct pred_sat {
  * and the saturated run sat[j].
  */
 struct pred_in {
-	double c_ns;                  /* compute per iteration */
+	double c_ns;                  /* compute per iteration, in the cost (predict's loop) or added to it */
+	const double *add_ns;         /* NULL: the cost is the whole iteration; else round j adds add_ns[j] (K clients) */
 	const struct est_run *cost;   /* the cost runs, outlier flags set by sum_compute */
 	size_t ncost;
 	const struct summary *scost;  /* their summary: the mean cost per iteration by each source */
@@ -56,14 +72,25 @@ struct pred_out {
 
 /* pred_compute - the measured throughput, each source's prediction, and its error with the error's CI */
 void pred_compute(const struct pred_in *in, struct pred_out *out);
-/* pred_saturated - whether saturated run s counts (its share is at least PRED_MIN_SAT_SHARE, or unknown) */
+/*
+ * pred_saturated - whether saturated run s counts: its share is at least
+ * PRED_MIN_SAT_SHARE and its peer's below PRED_MAX_PEER_BUSY (or unknown)
+ */
 int pred_saturated(const struct pred_sat *s);
 /* pred_below_c - a cost per iteration below the compute c it contains: the fluid was starved */
 int pred_below_c(double c_ns, double tau_ns);
-/* pred_name - "displacement", "drift-robust", then est_src_name */
+/* pred_name - "displacement", the estimators' names, then est_src_name */
 const char *pred_name(int k);
-/* pred_key - "displacement", "drift_robust", then est_src_key */
+/* pred_key - "displacement", the estimators' keys, then est_src_key */
 const char *pred_key(int k);
+/* pred_is_displacement - whether predictor k is a displacement estimate (the result or an estimator) */
+int pred_is_displacement(int k);
+/*
+ * pred_k_spread - the arbiter's own uncertainty from the number of
+ * clients: half the range of the throughputs tput[0..n) at the K values,
+ * in % of their mean (NAN with fewer than two)
+ */
+double pred_k_spread(const double *tput, size_t n);
 /*
  * pred_rounds_for - rounds that would bring a CI of half-width ci_now,
  * reached in rounds rounds, down to target: the sd stays, and t falls to 2

@@ -54,20 +54,42 @@ int procfs_parse_stat(const char *text, struct procfs_stat *s)
 	return have_all ? 0 : -EBADMSG;
 }
 
+/* the CPU columns of a per-CPU table's header ("   CPU0   CPU1"); 0 if it is none; *body after it */
+static int cpu_columns(const char *text, const char **body)
+{
+	const char *eol = strchr(text, '\n');
+	int n = 0;
+	if (!eol)
+		return 0;
+	for (const char *p = text; p < eol; p++)
+		if (!strncmp(p, "CPU", 3))
+			n++;
+	*body = eol + 1;
+	return n > PROCFS_MAX_CPUS ? 0 : n;
+}
+
+/* n counts after the ':' of a row into dst (added when add); -EBADMSG if fewer */
+static int row_counts(const char *p, int n, uint64_t *dst, int add)
+{
+	p = strchr(p, ':') + 1;
+	for (int i = 0; i < n; i++) {
+		char *e;
+		uint64_t v = strtoull(p, &e, 10);
+		if (e == p)
+			return -EBADMSG;
+		dst[i] = add ? dst[i] + v : v;
+		p = e;
+	}
+	return 0;
+}
+
 int procfs_parse_softirqs(const char *text, struct procfs_softirqs *s)
 {
 	memset(s, 0, sizeof *s);
-	const char *line = text;
-	/* header: "                    CPU0       CPU1" */
-	const char *eol = strchr(line, '\n');
-	if (!eol)
+	const char *line, *eol;
+	if (!(s->ncpu = cpu_columns(text, &line)))
 		return -EBADMSG;
-	for (const char *p = line; p < eol; p++)
-		if (!strncmp(p, "CPU", 3))
-			s->ncpu++;
-	if (s->ncpu == 0 || s->ncpu > PROCFS_MAX_CPUS)
-		return -EBADMSG;
-	for (line = eol + 1; *line; line = eol + 1) {
+	for (; *line; line = eol + 1) {
 		eol = strchr(line, '\n');
 		if (!eol)
 			eol = line + strlen(line);
@@ -83,20 +105,102 @@ int procfs_parse_softirqs(const char *text, struct procfs_softirqs *s)
 			dst = s->timer;
 		else if (!strncmp(p, "SCHED:", 6))
 			dst = s->sched;
-		if (dst) {
-			p = strchr(p, ':') + 1;
-			for (int i = 0; i < s->ncpu; i++) {
-				char *e;
-				dst[i] = strtoull(p, &e, 10);
-				if (e == p)
-					return -EBADMSG;
-				p = e;
-			}
-		}
+		if (dst && row_counts(p, s->ncpu, dst, 0))
+			return -EBADMSG;
 		if (!*eol)
 			break;
 	}
 	return 0;
+}
+
+int procfs_parse_interrupts(const char *text, struct procfs_interrupts *s)
+{
+	memset(s, 0, sizeof *s);
+	const char *line, *eol;
+	if (!(s->ncpu = cpu_columns(text, &line)))
+		return -EBADMSG;
+	for (; *line; line = eol + 1) {
+		eol = strchr(line, '\n');
+		if (!eol)
+			eol = line + strlen(line);
+		const char *p = line;
+		while (*p == ' ')
+			p++;
+		const char *colon = strchr(p, ':');
+		if (!colon || colon > eol)
+			return -EBADMSG;
+		uint64_t *dst = NULL;
+		if (isdigit((unsigned char)*p))
+			dst = s->dev;
+		else if (!strncmp(p, "RES:", 4) || !strncmp(p, "CAL:", 4) || !strncmp(p, "TLB:", 4))
+			dst = s->ipi;
+		else if (!strncmp(p, "LOC:", 4))
+			dst = s->timer;
+		if (dst && row_counts(p, s->ncpu, dst, 1))
+			return -EBADMSG;
+		if (!*eol)
+			break;
+	}
+	return 0;
+}
+
+/* the number after "key :" on the line at p (up to eol), into *v; 0 or -1 */
+static int tl_field(const char *p, const char *eol, const char *key, uint64_t *v)
+{
+	size_t kl = strlen(key);
+	while (*p == ' ')
+		p++;
+	if (strncmp(p, key, kl))
+		return -1;
+	p += kl;
+	while (*p == ' ')
+		p++;
+	if (*p++ != ':' || p >= eol)
+		return -1;
+	char *e;
+	*v = strtoull(p, &e, 10);
+	return e == p ? -1 : 0;
+}
+
+int procfs_parse_timer_list(const char *text, struct procfs_idle *s)
+{
+	memset(s, 0, sizeof *s);
+	int cpu = -1, seen = 0;
+	for (const char *line = text; *line;) {
+		const char *eol = strchr(line, '\n');
+		if (!eol)
+			eol = line + strlen(line);
+		uint64_t v;
+		if (!strncmp(line, "now at ", 7)) {
+			s->now_ns = strtoull(line + 7, NULL, 10);
+		} else if (!strncmp(line, "cpu: ", 5)) {
+			cpu = atoi(line + 5);
+			if (cpu < 0 || cpu >= PROCFS_MAX_CPUS)
+				cpu = -1;
+			else if (cpu + 1 > s->ncpu)
+				s->ncpu = cpu + 1;
+		} else if (cpu >= 0 && !tl_field(line, eol, ".idle_sleeptime", &v)) {
+			s->sleep_ns[cpu] = v;
+			seen++;
+		} else if (cpu >= 0 && !tl_field(line, eol, ".idle_entrytime", &v)) {
+			s->entry_ns[cpu] = v;
+		} else if (cpu >= 0 && !tl_field(line, eol, ".idle_exittime", &v)) {
+			s->exit_ns[cpu] = v;
+		}
+		line = *eol ? eol + 1 : eol;
+	}
+	return seen ? 0 : -EBADMSG;
+}
+
+int64_t procfs_idle_ns(const struct procfs_idle *s, int cpu)
+{
+	if (cpu < 0 || cpu >= s->ncpu)
+		return -1;
+	uint64_t idle = s->sleep_ns[cpu];
+	/* idle then: the open period since the last entry is not in idle_sleeptime yet */
+	if (s->entry_ns[cpu] > s->exit_ns[cpu] && s->now_ns > s->entry_ns[cpu])
+		idle += s->now_ns - s->entry_ns[cpu];
+	return (int64_t)idle;
 }
 
 int procfs_parse_loadavg(const char *text, struct procfs_loadavg *l)
@@ -233,6 +337,16 @@ int procfs_read_stat(struct procfs_stat *s)
 int procfs_read_softirqs(struct procfs_softirqs *s)
 {
 	READ_AND_PARSE("/proc/softirqs", procfs_parse_softirqs, s);
+}
+
+int procfs_read_interrupts(struct procfs_interrupts *s)
+{
+	READ_AND_PARSE("/proc/interrupts", procfs_parse_interrupts, s);
+}
+
+int procfs_read_timer_list(struct procfs_idle *s)
+{
+	READ_AND_PARSE("/proc/timer_list", procfs_parse_timer_list, s);
 }
 
 int procfs_read_loadavg(struct procfs_loadavg *l)

@@ -30,6 +30,27 @@ struct procfs_softirqs {
 	uint64_t sched[PROCFS_MAX_CPUS];
 };
 
+/*
+ * /proc/interrupts, summed per CPU into the kinds that matter here:
+ * interrupts of devices (the numbered lines), wake-up and function-call
+ * IPIs from other CPUs (RES, CAL, TLB), and the local timer (LOC).
+ */
+struct procfs_interrupts {
+	int ncpu;
+	uint64_t dev[PROCFS_MAX_CPUS];
+	uint64_t ipi[PROCFS_MAX_CPUS];
+	uint64_t timer[PROCFS_MAX_CPUS];
+};
+
+/* The precise idle time of each CPU, from /proc/timer_list (root only): ns, by CLOCK_MONOTONIC. */
+struct procfs_idle {
+	int ncpu;
+	uint64_t now_ns;                     /* "now at" of the reading */
+	uint64_t sleep_ns[PROCFS_MAX_CPUS];  /* idle_sleeptime: idle periods that have ended */
+	uint64_t entry_ns[PROCFS_MAX_CPUS];  /* the last idle entry */
+	uint64_t exit_ns[PROCFS_MAX_CPUS];   /* the last idle exit */
+};
+
 struct procfs_loadavg {
 	double l1, l5, l15;
 	int running, total;
@@ -47,6 +68,15 @@ struct procfs_task {
 int procfs_parse_stat(const char *text, struct procfs_stat *s);
 /* procfs_parse_softirqs - parse /proc/softirqs. -EBADMSG if malformed */
 int procfs_parse_softirqs(const char *text, struct procfs_softirqs *s);
+/* procfs_parse_interrupts - parse /proc/interrupts. -EBADMSG if malformed */
+int procfs_parse_interrupts(const char *text, struct procfs_interrupts *s);
+/* procfs_parse_timer_list - the idle fields of each CPU in /proc/timer_list. -EBADMSG if none */
+int procfs_parse_timer_list(const char *text, struct procfs_idle *s);
+/*
+ * procfs_idle_ns - cpu's idle time up to the reading: the ended periods,
+ * plus the open one when the CPU was idle then; -1 if unknown
+ */
+int64_t procfs_idle_ns(const struct procfs_idle *s, int cpu);
 /* procfs_parse_loadavg - parse /proc/loadavg */
 int procfs_parse_loadavg(const char *text, struct procfs_loadavg *l);
 /* procfs_parse_pid_stat - parse /proc/<pid>/stat (a comm may hold spaces and parentheses) */
@@ -70,6 +100,8 @@ int procfs_read_file(const char *path, char **text);
 int procfs_read_stat(struct procfs_stat *s);
 int procfs_read_softirqs(struct procfs_softirqs *s);
 int procfs_read_loadavg(struct procfs_loadavg *l);
+int procfs_read_interrupts(struct procfs_interrupts *s);
+int procfs_read_timer_list(struct procfs_idle *s);
 /*
  * procfs_process_runtime_ns - CPU time of every thread of pid, from
  * /proc/<pid>/task/<tid>/schedstat (sum_exec_runtime, ns). -errno

@@ -17,15 +17,83 @@ double sum_fluid_share(const struct summary *s)
 	return s->tau_f_ns > 0 && s->tau0_ns > 0 ? s->tau0_ns / s->tau_f_ns : 1;
 }
 
+const char *sum_estimator_name(enum sum_estimator e)
+{
+	static const char *const names[] = { "off-CPU", "classic", "drift-robust" };
+	return names[e];
+}
+
+const char *sum_estimator_key(enum sum_estimator e)
+{
+	static const char *const keys[] = { "off_cpu", "classic", "drift_robust" };
+	return keys[e];
+}
+
+/*
+ * One estimate of the cost per operation: a pair's slope (the difference of
+ * an L run and an L/4 or null run, over the difference of their op counts)
+ * or, without the fit, one run over its ops. Every figure of a run is
+ * turned into an estimate the same way.
+ */
+struct one {
+	double est[SUM_NEST];    /* the estimators, enum sum_estimator */
+	double raw;              /* classic by the real clock */
+	double norm;             /* the result at the reference speed */
+	double start;            /* the intercept S of the default estimator (fit only) */
+	double os[EST_NSRC];
+	double peer;
+	double cpu[EST_MAX_CPUS]; /* the default estimator per fluid CPU */
+	size_t run;              /* the run whose outlier flag it sets */
+};
+
+/* a's figure less b's (b NULL: none), per op of the difference */
+static double per_op(double a, double b, double ops)
+{
+	return (a - b) / ops;
+}
+
+static double run_est(const struct est_run *r, enum sum_estimator e)
+{
+	return e == SUM_OFFCPU ? r->t_put_offcpu_ns : e == SUM_CLASSIC ? r->t_put_ns : r->t_put_robust_ns;
+}
+
+/* run r's result scaled to the reference speed: T tau0_ref / tau0 (NAN without both) */
+static double run_norm(const struct est_run *r, enum sum_estimator def, double tau0_ref)
+{
+	return tau0_ref > 0 && r->tau0_ns > 0 ? run_est(r, def) * tau0_ref / r->tau0_ns : NAN;
+}
+
+/* the estimate of run a less run b (b NULL: a alone); 0, or -1 if the op counts do not allow one */
+static int make_one(const struct est_run *a, const struct est_run *b, enum sum_estimator def, int ncpu,
+		    double tau0_ref, struct one *e)
+{
+	static const struct est_run none;
+	const struct est_run *z = b ? b : &none;
+	double ops = (double)a->ops - (double)z->ops;
+	if (!(ops > 0))
+		return -1;
+	for (int k = 0; k < SUM_NEST; k++)
+		e->est[k] = per_op(run_est(a, (enum sum_estimator)k), run_est(z, (enum sum_estimator)k), ops);
+	e->raw = per_op(a->t_put_raw_ns, z->t_put_raw_ns, ops);
+	e->norm = per_op(run_norm(a, def, tau0_ref), b ? run_norm(b, def, tau0_ref) : 0, ops);
+	/* the intercept: S = T(l) - l tau (Woodside e_start) */
+	e->start = b ? run_est(b, def) - (double)b->ops * e->est[def] : NAN;
+	for (int k = 0; k < EST_NSRC; k++)
+		e->os[k] = per_op(a->os_ns[k], z->os_ns[k], ops);
+	e->peer = per_op(a->peer_ns, z->peer_ns, ops);
+	for (int c = 0; c < ncpu; c++)
+		e->cpu[c] = def == SUM_OFFCPU ? per_op(a->cpu_offcpu_ns[c], z->cpu_offcpu_ns[c], ops)
+					      : per_op(a->cpu_t_put_ns[c], z->cpu_t_put_ns[c], ops);
+	return 0;
+}
+
+/* the finite values of x[0..n) summarized; all NAN when there are none */
 static void summarize(const double *x, size_t n, struct stats_summary *s)
 {
-	/* NAN entries (unavailable) are left out */
 	double *v = malloc((n ? n : 1) * sizeof *v);
 	size_t k = 0;
 	memset(s, 0, sizeof *s);
-	if (!v)
-		return;
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; v && i < n; i++)
 		if (isfinite(x[i]))
 			v[k++] = x[i];
 	if (k)
@@ -35,142 +103,97 @@ static void summarize(const double *x, size_t n, struct stats_summary *s)
 	free(v);
 }
 
-void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, struct summary *sum)
+/* one figure of every kept estimate, summarized; f picks it */
+static void column(const struct one *e, size_t n, double (*f)(const struct one *, const void *), const void *arg,
+		   struct stats_summary *s)
 {
-	memset(sum, 0, sizeof *sum);
-	size_t cap = nruns ? nruns : 1;
-	double *tau = calloc(cap, sizeof *tau), *rob = calloc(cap, sizeof *rob), *start = calloc(cap, sizeof *start);
-	double *raw = calloc(cap, sizeof *raw);
-	double *os[EST_NSRC], *pct[EST_NSRC], *pctr[EST_NSRC];
-	double *peer = calloc(cap, sizeof *peer), *ppct = calloc(cap, sizeof *ppct);
-	double *cpu[EST_MAX_CPUS] = { 0 };
-	size_t *idx = calloc(cap, sizeof *idx); /* the run whose outlier flag an estimate sets */
-	for (int k = 0; k < EST_NSRC; k++) {
-		os[k] = calloc(cap, sizeof *os[k]);
-		pct[k] = calloc(cap, sizeof *pct[k]);
-		pctr[k] = calloc(cap, sizeof *pctr[k]);
+	double *x = calloc(n ? n : 1, sizeof *x);
+	for (size_t i = 0; x && i < n; i++)
+		x[i] = f(&e[i], arg);
+	summarize(x, x ? n : 0, s);
+	free(x);
+}
+
+static double col_est(const struct one *e, const void *k)
+{
+	return e->est[*(const int *)k];
+}
+
+static double col_os(const struct one *e, const void *k)
+{
+	return e->os[*(const int *)k];
+}
+
+/* a source's paired % difference from an estimator: k is {source, estimator} */
+static double col_pct(const struct one *e, const void *k)
+{
+	const int *sk = k;
+	return est_pct_diff(e->os[sk[0]], e->est[sk[1]]);
+}
+
+static double col_cpu(const struct one *e, const void *c)
+{
+	return e->cpu[*(const int *)c];
+}
+
+static double col_raw(const struct one *e, const void *unused)
+{
+	(void)unused;
+	return e->raw;
+}
+
+static double col_norm(const struct one *e, const void *unused)
+{
+	(void)unused;
+	return e->norm;
+}
+
+static double col_start(const struct one *e, const void *unused)
+{
+	(void)unused;
+	return e->start;
+}
+
+static double col_peer(const struct one *e, const void *unused)
+{
+	(void)unused;
+	return e->peer;
+}
+
+static double col_peer_pct(const struct one *e, const void *def)
+{
+	return est_pct_diff(e->os[SRC_GETRUSAGE] + e->peer, e->est[*(const int *)def]);
+}
+
+/* the time the fluid held the CPU without progressing: classic less off-CPU */
+static double col_held(const struct one *e, const void *unused)
+{
+	(void)unused;
+	return e->est[SUM_CLASSIC] - e->est[SUM_OFFCPU];
+}
+
+/*
+ * Outliers (MAD test) are flagged: an estimate far from the others, or an
+ * excess of the estimate over the PUT's own getrusage far from the others'
+ * (other work ran on the CPU during that pair, though the PUT itself
+ * behaved as usual). Returns how many are flagged.
+ */
+static size_t outliers(const struct one *e, size_t n, int def, bool *flag)
+{
+	if (n < 4)
+		return 0;
+	double *tau = calloc(n, sizeof *tau), *excess = calloc(n, sizeof *excess);
+	bool *xflag = calloc(n, sizeof *xflag);
+	size_t nout = 0;
+	if (!tau || !excess || !xflag)
+		goto out;
+	int have_excess = 1;
+	for (size_t i = 0; i < n; i++) {
+		tau[i] = e[i].est[def];
+		excess[i] = tau[i] - e[i].os[SRC_GETRUSAGE];
+		have_excess = have_excess && isfinite(excess[i]);
 	}
-	sum->fitted = o->fit;
-	sum->ops = o->ops;
-	/* a series is summarized again as it grows (--precision): the flags are this summary's */
-	for (size_t i = 0; i < nruns; i++) {
-		runs[i].outlier = 0;
-		for (int k = 0; k < EST_NSRC; k++)
-			if (!sum->os_why[k][0] && runs[i].os_why[k][0])
-				memcpy(sum->os_why[k], runs[i].os_why[k], sizeof sum->os_why[k]);
-	}
-	sum->ncpu = o->ncpu;
-	for (int i = 0; i < sum->ncpu; i++) {
-		sum->cpu_id[i] = o->cpu_id[i];
-		cpu[i] = calloc(cap, sizeof *cpu[i]);
-	}
-	size_t n = 0;
-	double e_drift = 0, e_calib = 0, e_cache = 0, e_res = 0, tf = 0, t0 = 0, wall = 0, wall_ops = 0;
-	double rx[EST_MAX_CPUS] = { 0 }, tx[EST_MAX_CPUS] = { 0 }, big_ops = 0, small_ops = 0;
-	for (size_t i = 0; i < nruns; i++) {
-		const struct est_run *r = &runs[i];
-		tf += r->tau_f_ns;
-		t0 += r->tau0_ns;
-		wall += r->put_wall_ns;
-		wall_ops += (double)r->ops;
-		if (r->cmd_status > 0 && !sum->cmd_status)
-			sum->cmd_status = r->cmd_status;
-	}
-	if (nruns) {
-		sum->tau_f_ns = tf / (double)nruns;
-		sum->tau0_ns = t0 / (double)nruns;
-		sum->put_wall_per_op_ns = wall_ops ? wall / wall_ops : NAN;
-	}
-	if (o->fit) {
-		/* pairs: runs alternate L and sum_small_ops(L) */
-		for (size_t i = 0; i + 1 < nruns; i += 2) {
-			const struct est_run *a = &runs[i], *b = &runs[i + 1];
-			double la = (double)a->ops, lb = (double)b->ops;
-			struct est_pair p, pr, pw;
-			if (est_pair_from(a->t_put_ns, la, b->t_put_ns, lb, &p))
-				continue;
-			est_pair_from(a->t_put_robust_ns, la, b->t_put_robust_ns, lb, &pr);
-			est_pair_from(a->t_put_raw_ns, la, b->t_put_raw_ns, lb, &pw);
-			tau[n] = p.tau_ns;
-			rob[n] = pr.tau_ns;
-			raw[n] = pw.tau_ns;
-			start[n] = p.s_ns;
-			idx[n] = i;
-			for (int k = 0; k < EST_NSRC; k++) {
-				os[k][n] = (a->os_ns[k] - b->os_ns[k]) / (la - lb);
-				pct[k][n] = est_pct_diff(os[k][n], p.tau_ns);
-				pctr[k][n] = est_pct_diff(os[k][n], pr.tau_ns);
-			}
-			peer[n] = (a->peer_ns - b->peer_ns) / (la - lb);
-			ppct[n] = est_pct_diff(os[SRC_GETRUSAGE][n] + peer[n], p.tau_ns);
-			for (int c = 0; c < sum->ncpu; c++) {
-				cpu[c][n] = (a->cpu_t_put_ns[c] - b->cpu_t_put_ns[c]) / (la - lb);
-				rx[c] += a->net_rx[c] - b->net_rx[c];
-				tx[c] += a->net_tx[c] - b->net_tx[c];
-			}
-			big_ops += la;
-			small_ops += lb;
-			/* the errors of a difference of two runs, per op of the difference */
-			e_drift += (a->drift_ns + b->drift_ns) / (la - lb);
-			e_calib += sqrt(a->calib_ns * a->calib_ns + b->calib_ns * b->calib_ns) / (la - lb);
-			e_cache += (a->cache_ns + b->cache_ns) / (la - lb);
-			e_res += (a->res_ns + b->res_ns) / (la - lb);
-			n++;
-		}
-	} else {
-		double *null_t = calloc(cap, sizeof *null_t);
-		size_t nn = 0;
-		for (size_t i = 0; i < nruns && null_t; i++)
-			if (runs[i].ops == 0)
-				null_t[nn++] = runs[i].t_put_ns;
-		if (nn)
-			summarize(null_t, nn, &sum->startup);
-		free(null_t);
-		for (size_t i = 0; i < nruns; i++) {
-			const struct est_run *a = &runs[i];
-			double la = (double)a->ops;
-			if (la <= 0)
-				continue;
-			tau[n] = a->t_put_ns / la;
-			rob[n] = a->t_put_robust_ns / la;
-			raw[n] = a->t_put_raw_ns / la;
-			start[n] = NAN;
-			idx[n] = i;
-			for (int k = 0; k < EST_NSRC; k++) {
-				os[k][n] = a->os_ns[k] / la;
-				pct[k][n] = est_pct_diff(os[k][n], tau[n]);
-				pctr[k][n] = est_pct_diff(os[k][n], rob[n]);
-			}
-			peer[n] = a->peer_ns / la;
-			ppct[n] = est_pct_diff(os[SRC_GETRUSAGE][n] + peer[n], tau[n]);
-			for (int c = 0; c < sum->ncpu; c++) {
-				cpu[c][n] = a->cpu_t_put_ns[c] / la;
-				rx[c] += a->net_rx[c];
-				tx[c] += a->net_tx[c];
-			}
-			big_ops += la;
-			e_drift += a->drift_ns / la;
-			e_calib += a->calib_ns / la;
-			e_cache += a->cache_ns / la;
-			e_res += a->res_ns / la;
-			n++;
-		}
-	}
-	/*
-	 * Outliers (MAD test) are flagged and left out of the mean and CI: an
-	 * estimate far from the others, or an excess of displacement over the
-	 * PUT's own getrusage far from the others' (other work ran on the CPU
-	 * during that pair, though the PUT itself behaved as usual).
-	 */
-	bool *flag = calloc(n ? n : 1, sizeof *flag);
-	size_t nout = flag && n >= 4 ? stats_outliers(tau, n, 3.5, flag) : 0;
-	double *excess = flag && n >= 4 ? calloc(n, sizeof *excess) : NULL;
-	bool *xflag = excess ? calloc(n, sizeof *xflag) : NULL;
-	int have_excess = xflag != NULL;
-	for (size_t i = 0; have_excess && i < n; i++) {
-		excess[i] = tau[i] - os[SRC_GETRUSAGE][i];
-		have_excess = isfinite(excess[i]);
-	}
+	nout = stats_outliers(tau, n, 3.5, flag);
 	/*
 	 * A gross, rare disturbance only: at least 1 % of tau away from the
 	 * median excess (the excess is hidden work displacement is there to
@@ -193,83 +216,238 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 			nout += flag[i];
 		}
 	}
+out:
+	free(tau);
 	free(excess);
 	free(xflag);
+	return nout;
+}
+
+/*
+ * The accounting consistency check, per run on the PUT's CPU: the fluid and
+ * the PUT cannot run at once, so the fluid's loops at its undisturbed speed
+ * plus the PUT's own CPU time by a source fit in the fluid's wall time. A
+ * run breaks it when the sum exceeds the wall time by more than
+ * SUM_CLOCK_TOLERANCE of it (the undisturbed speed is known to about 0.1 %).
+ * Likewise the fluid's own scheduler CPU time cannot be less than its loops
+ * at that speed.
+ */
+#define SUM_CLOCK_TOLERANCE 0.01
+
+static void consistency(const struct est_run *runs, size_t nruns, struct summary *s)
+{
+	double ops[EST_NSRC] = { 0 }, over[EST_NSRC] = { 0 }, uops = 0, under = 0;
+	size_t nrun[EST_NSRC] = { 0 }, nbad[EST_NSRC] = { 0 }, un = 0, ubad = 0;
+	for (size_t i = 0; i < nruns; i++) {
+		const struct est_run *r = &runs[i];
+		if (!r->ops || !(r->tau0_ns > 0) || !(r->t2_ns > 0))
+			continue;
+		double work = r->l2 * r->tau0_ns, tol = SUM_CLOCK_TOLERANCE * r->t2_ns;
+		for (int k = 0; k < EST_NSRC; k++) {
+			if (k == SRC_PROCSTAT || !isfinite(r->os_ns[k]))
+				continue;
+			double x = work + r->os_ns[k] - r->t2_ns;
+			nrun[k]++;
+			if (x > tol) {
+				nbad[k]++;
+				over[k] += x;
+				ops[k] += (double)r->ops;
+			}
+		}
+		if (r->fluid_cpu_ns > 0) {
+			double x = work - r->fluid_cpu_ns;
+			un++;
+			if (x > SUM_CLOCK_TOLERANCE * work) {
+				ubad++;
+				under += x;
+				uops += (double)r->ops;
+			}
+		}
+	}
+	for (int k = 0; k < EST_NSRC; k++) {
+		s->clock_lie_frac[k] = nrun[k] ? (double)nbad[k] / (double)nrun[k] : NAN;
+		s->clock_excess_ns[k] = ops[k] > 0 ? over[k] / ops[k] : 0;
+	}
+	s->fluid_underbilled_frac = un ? (double)ubad / (double)un : NAN;
+	s->fluid_underbilled_ns = uops > 0 ? under / uops : 0;
+}
+
+/* the PUT beside the fluid (estimate j) against the PUT alone (alone run j) */
+static void perturbation(const struct est_run *runs, size_t nruns, const struct sum_opts *o, struct sum_perturb *p)
+{
+	size_t step = o->fit ? 2 : 1, n = 0;
+	size_t cap = o->nalone ? o->nalone : 1;
+	double *w[4], *ch[2];
+	for (int k = 0; k < 4; k++)
+		w[k] = calloc(cap, sizeof *w[k]);
+	ch[0] = calloc(cap, sizeof *ch[0]);
+	ch[1] = calloc(cap, sizeof *ch[1]);
+	for (size_t j = 0; w[3] && ch[1] && j < o->nalone && (j + 1) * step <= nruns; j++) {
+		const struct est_run *a = &runs[j * step], *b = o->fit ? &runs[j * step + 1] : NULL;
+		const struct est_alone *x = &o->alone[j];
+		double ops = (double)a->ops + (b ? (double)b->ops : 0);
+		if (!(ops > 0) || !x->ops)
+			continue;
+		w[0][n] = x->wall_ns / (double)x->ops;
+		w[1][n] = (a->put_wall_ns + (b ? b->put_wall_ns : 0)) / ops;
+		w[2][n] = x->cpu_ns / (double)x->ops;
+		w[3][n] = (est_run_cpu_ns(a) + (b ? est_run_cpu_ns(b) : 0)) / ops;
+		ch[0][n] = est_pct_diff(w[1][n], w[0][n]);
+		ch[1][n] = est_pct_diff(w[3][n], w[2][n]);
+		n++;
+	}
+	p->n = n;
+	summarize(w[0], n, &p->wall_alone);
+	summarize(w[1], n, &p->wall_corun);
+	summarize(w[2], n, &p->cpu_alone);
+	summarize(w[3], n, &p->cpu_corun);
+	summarize(ch[0], n, &p->wall_change);
+	summarize(ch[1], n, &p->cpu_change);
+	for (int k = 0; k < 4; k++)
+		free(w[k]);
+	free(ch[0]);
+	free(ch[1]);
+}
+
+int sum_clock_lies(const struct summary *s, int src)
+{
+	return s->clock_lie_frac[src] >= 0.5;
+}
+
+void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, struct summary *sum)
+{
+	memset(sum, 0, sizeof *sum);
+	struct one *e = calloc(nruns ? nruns : 1, sizeof *e);
+	bool *flag = calloc(nruns ? nruns : 1, sizeof *flag);
+	sum->fitted = o->fit;
+	sum->ops = o->ops;
+	sum->ncpu = o->ncpu;
+	for (int i = 0; i < sum->ncpu; i++)
+		sum->cpu_id[i] = o->cpu_id[i];
+	/* the default estimator needs its inputs in every run: off-CPU needs the fluid's task-clock */
+	int def = o->estimator;
+	for (size_t i = 0; i < nruns; i++)
+		if (runs[i].ops && !isfinite(run_est(&runs[i], (enum sum_estimator)def)))
+			def = SUM_CLASSIC;
+	sum->estimator = (enum sum_estimator)def;
+
+	double e_drift = 0, e_calib = 0, e_cache = 0, e_res = 0, e_bg = 0, tf = 0, t0 = 0, wall = 0, wall_ops = 0;
+	double rx[EST_MAX_CPUS] = { 0 }, tx[EST_MAX_CPUS] = { 0 }, ipi[EST_MAX_CPUS] = { 0 },
+	       dev[EST_MAX_CPUS] = { 0 }, ops_total = 0, ops_all = 0;
+	/* a series is summarized again as it grows (--precision): the flags are this summary's */
+	for (size_t i = 0; i < nruns; i++) {
+		const struct est_run *r = &runs[i];
+		runs[i].outlier = 0;
+		for (int k = 0; k < EST_NSRC; k++)
+			if (!sum->os_why[k][0] && r->os_why[k][0])
+				memcpy(sum->os_why[k], r->os_why[k], sizeof sum->os_why[k]);
+		tf += r->tau_f_ns;
+		t0 += r->tau0_ns;
+		wall += r->put_wall_ns;
+		wall_ops += (double)r->ops;
+		if (r->cmd_status > 0 && !sum->cmd_status)
+			sum->cmd_status = r->cmd_status;
+	}
+	if (nruns) {
+		sum->tau_f_ns = tf / (double)nruns;
+		sum->tau0_ns = t0 / (double)nruns;
+		sum->put_wall_per_op_ns = wall_ops ? wall / wall_ops : NAN;
+	}
+	/* with the fit, runs alternate L and sum_small_ops(L): pairs; else each run with ops */
+	size_t n = 0, step = o->fit ? 2 : 1;
+	for (size_t i = 0; e && i + step - 1 < nruns; i += step) {
+		const struct est_run *a = &runs[i], *b = o->fit ? &runs[i + 1] : NULL;
+		if (make_one(a, b, (enum sum_estimator)def, sum->ncpu, o->tau0_ref_ns, &e[n]))
+			continue;
+		e[n].run = i;
+		double ops = (double)a->ops - (b ? (double)b->ops : 0);
+		/* the error terms of an estimate, per op of it: a pair's two runs add up */
+		e_drift += (a->drift_ns + (b ? b->drift_ns : 0)) / ops;
+		e_calib += sqrt(a->calib_ns * a->calib_ns + (b ? b->calib_ns * b->calib_ns : 0)) / ops;
+		e_cache += (a->cache_ns + (b ? b->cache_ns : 0)) / ops;
+		e_res += (a->res_ns + (b ? b->res_ns : 0)) / ops;
+		e_bg += (a->bg_ns + (b ? b->bg_ns : 0)) / ops;
+		for (int c = 0; c < sum->ncpu; c++) {
+			rx[c] += a->net_rx[c] - (b ? b->net_rx[c] : 0);
+			tx[c] += a->net_tx[c] - (b ? b->net_tx[c] : 0);
+			/* counts, not costs: over all the runs' operations, never negative */
+			ipi[c] += a->ipi[c] + (b ? b->ipi[c] : 0);
+			dev[c] += a->dev_irq[c] + (b ? b->dev_irq[c] : 0);
+		}
+		ops_total += ops;
+		ops_all += (double)a->ops + (b ? (double)b->ops : 0);
+		n++;
+	}
+	if (!o->fit) {
+		/* null runs: the start-up cost S alone */
+		double *null_t = calloc(nruns ? nruns : 1, sizeof *null_t);
+		size_t nn = 0;
+		for (size_t i = 0; i < nruns && null_t; i++)
+			if (runs[i].ops == 0)
+				null_t[nn++] = run_est(&runs[i], (enum sum_estimator)def);
+		if (nn)
+			summarize(null_t, nn, &sum->startup);
+		free(null_t);
+	}
+	size_t nout = flag && e ? outliers(e, n, def, flag) : 0;
 	if (nout && n - nout >= 2) {
 		size_t k = 0;
 		for (size_t i = 0; i < n; i++) {
 			if (flag[i]) {
-				runs[idx[i]].outlier = 1;
-				if (o->fit && idx[i] + 1 < nruns)
-					runs[idx[i] + 1].outlier = 1;
+				runs[e[i].run].outlier = 1;
+				if (o->fit && e[i].run + 1 < nruns)
+					runs[e[i].run + 1].outlier = 1;
 				continue;
 			}
-			tau[k] = tau[i];
-			rob[k] = rob[i];
-			raw[k] = raw[i];
-			start[k] = start[i];
-			for (int m = 0; m < EST_NSRC; m++) {
-				os[m][k] = os[m][i];
-				pct[m][k] = pct[m][i];
-				pctr[m][k] = pctr[m][i];
-			}
-			for (int c = 0; c < sum->ncpu; c++)
-				cpu[c][k] = cpu[c][i];
-			peer[k] = peer[i];
-			ppct[k] = ppct[i];
-			k++;
+			e[k++] = e[i];
 		}
 		sum->outliers = nout;
 		n = k;
 	}
 	sum->n = n;
-	summarize(tau, n, &sum->tau);
-	summarize(rob, n, &sum->tau_robust);
-	summarize(raw, n, &sum->tau_raw);
+	for (int k = 0; k < SUM_NEST; k++)
+		column(e, n, col_est, &k, &sum->est[k]);
+	sum->tau = sum->est[def];
+	column(e, n, col_raw, NULL, &sum->tau_raw);
+	column(e, n, col_norm, NULL, &sum->norm);
+	sum->tau0_ref_ns = o->tau0_ref_ns;
 	for (int k = 0; k < EST_NSRC; k++) {
-		summarize(os[k], n, &sum->os[k]);
-		summarize(pct[k], n, &sum->pct[k]);
-		summarize(pctr[k], n, &sum->pct_robust[k]);
+		int against[2] = { k, def }, robust[2] = { k, SUM_ROBUST };
+		column(e, n, col_os, &k, &sum->os[k]);
+		column(e, n, col_pct, against, &sum->pct[k]);
+		column(e, n, col_pct, robust, &sum->pct_robust[k]);
 	}
-	summarize(peer, n, &sum->peer);
-	summarize(ppct, n, &sum->put_peer_pct);
+	column(e, n, col_peer, NULL, &sum->peer);
+	column(e, n, col_peer_pct, &def, &sum->put_peer_pct);
+	column(e, n, col_held, NULL, &sum->held);
 	for (int c = 0; c < sum->ncpu; c++) {
 		struct stats_summary cs;
-		summarize(cpu[c], n, &cs);
+		column(e, n, col_cpu, &c, &cs);
 		sum->cpu_tau_ns[c] = cs.mean;
-		double ops_total = o->fit ? big_ops - small_ops : big_ops;
 		sum->net_rx_per_op[c] = ops_total > 0 ? rx[c] / ops_total : NAN;
 		sum->net_tx_per_op[c] = ops_total > 0 ? tx[c] / ops_total : NAN;
+		sum->ipi_per_op[c] = ops_all > 0 ? ipi[c] / ops_all : NAN;
+		sum->dev_irq_per_op[c] = ops_all > 0 ? dev[c] / ops_all : NAN;
 	}
 	if (o->fit) {
 		struct stats_summary ss;
-		summarize(start, n, &ss);
+		column(e, n, col_start, NULL, &ss);
 		sum->startup_ns = ss.mean;
 		sum->e_start_ns = o->ops ? ss.mean / (double)o->ops : NAN;
 	} else {
 		sum->startup_ns = sum->startup.n ? sum->startup.mean : NAN;
 		sum->e_start_ns = NAN;
 	}
-	double pairs = (double)(sum->n + sum->outliers);
-	if (pairs > 0) {
-		sum->e_drift_ns = e_drift / pairs;
-		sum->e_calib_ns = e_calib / pairs;
-		sum->e_cache_ns = e_cache / pairs;
-		sum->e_res_ns = e_res / pairs;
+	double all = (double)(sum->n + sum->outliers);
+	if (all > 0) {
+		sum->e_drift_ns = e_drift / all;
+		sum->e_calib_ns = e_calib / all;
+		sum->e_cache_ns = e_cache / all;
+		sum->e_res_ns = e_res / all;
+		sum->e_bg_ns = e_bg / all;
 	}
+	consistency(runs, nruns, sum);
+	perturbation(runs, nruns, o, &sum->perturb);
 	free(flag);
-	free(peer);
-	free(ppct);
-	free(tau);
-	free(rob);
-	free(raw);
-	free(start);
-	free(idx);
-	for (int k = 0; k < EST_NSRC; k++) {
-		free(os[k]);
-		free(pct[k]);
-		free(pctr[k]);
-	}
-	for (int c = 0; c < sum->ncpu; c++)
-		free(cpu[c]);
+	free(e);
 }

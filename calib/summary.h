@@ -21,11 +21,33 @@
  */
 #define SUM_MIN_FLUID_SHARE 0.9
 
+/*
+ * The estimators of a summary; which one is the result (tau) is a choice
+ * (sum_opts.estimator), made by measurement: off-CPU by default
+ * (docs/estimators.md, bench/blocking-saturation).
+ */
+enum sum_estimator { SUM_OFFCPU, SUM_CLASSIC, SUM_ROBUST, SUM_NEST };
+
 struct sum_opts {
+	enum sum_estimator estimator; /* the result; off-CPU falls back to classic when a run lacks it */
 	int fit;          /* runs alternate L and sum_small_ops(L): pairs; else one estimate per run */
 	uint64_t ops;     /* L, as configured */
 	int ncpu;         /* fluid CPUs */
 	const int *cpu_id;
+	const struct est_alone *alone; /* the PUT alone, one run per estimate (pair j, or run j); NULL: none */
+	size_t nalone;
+	double tau0_ref_ns;   /* the fluid's undisturbed speed to normalise to (0: no normalised cost) */
+};
+
+/*
+ * The perturbation check: the PUT's wall time and own CPU time per op
+ * beside the fluid and alone, and their paired % changes (estimate j with
+ * alone run j).
+ */
+struct sum_perturb {
+	size_t n;                           /* estimates with an alone run */
+	struct stats_summary wall_alone, wall_corun, cpu_alone, cpu_corun; /* ns per op */
+	struct stats_summary wall_change, cpu_change; /* 100 (beside / alone - 1) */
 };
 
 struct summary {
@@ -33,20 +55,43 @@ struct summary {
 	size_t outliers;
 	int fitted;
 	uint64_t ops;
-	struct stats_summary tau;        /* ns per op, classic displacement */
-	struct stats_summary tau_robust; /* ns per op, drift-robust */
+	enum sum_estimator estimator;    /* the one that tau is */
+	struct stats_summary tau;        /* ns per op: the result, by the estimator above */
+	struct stats_summary est[SUM_NEST]; /* ns per op, each estimator */
 	struct stats_summary tau_raw;    /* ns per op, classic, the same runs by the real clock */
+	struct stats_summary held;       /* ns per op the fluid held the CPU without progressing: classic - off-CPU */
+	/*
+	 * The result normalised to the CPU's speed: each run's T_PUT times
+	 * tau0_ref / tau0 of that run (the fluid's undisturbed speed during it),
+	 * ns per op at the reference speed; NAN without both speeds
+	 */
+	struct stats_summary norm;
+	double tau0_ref_ns;
 	struct stats_summary os[EST_NSRC];
 	char os_why[EST_NSRC][24];          /* why a source has no mean (the first run's reason), or "" */
-	struct stats_summary pct[EST_NSRC]; /* paired 100 (os - disp) / disp */
+	struct stats_summary pct[EST_NSRC]; /* paired 100 (os - tau) / tau */
 	struct stats_summary pct_robust[EST_NSRC];
 	double startup_ns;             /* S per run */
 	struct stats_summary startup;  /* S over null runs (--ops 0) */
 	double e_res_ns, e_start_ns, e_drift_ns, e_calib_ns, e_cache_ns; /* per op */
+	double e_bg_ns;                /* off-CPU: the background share's change between calibrations, per op */
 	int ncpu;
 	int cpu_id[EST_MAX_CPUS];
-	double cpu_tau_ns[EST_MAX_CPUS];
+	double cpu_tau_ns[EST_MAX_CPUS];   /* the result's estimator, per fluid CPU */
 	double net_rx_per_op[EST_MAX_CPUS], net_tx_per_op[EST_MAX_CPUS];
+	double ipi_per_op[EST_MAX_CPUS];   /* wake-up and function-call IPIs each fluid CPU received */
+	double dev_irq_per_op[EST_MAX_CPUS]; /* device interrupts each fluid CPU received */
+	/*
+	 * The accounting consistency check: the share of runs in which a
+	 * source's CPU time of the PUT plus the fluid's loops at their
+	 * undisturbed speed exceeded the fluid's wall time by more than 1 %,
+	 * which cannot be on one CPU (NAN: not checked), and the mean excess
+	 * per op in those runs; the same for the fluid's own scheduler CPU
+	 * time falling short of its loops.
+	 */
+	double clock_lie_frac[EST_NSRC], clock_excess_ns[EST_NSRC];
+	double fluid_underbilled_frac, fluid_underbilled_ns;
+	struct sum_perturb perturb;
 	double tau_f_ns, tau0_ns;
 	double put_wall_per_op_ns;     /* put's own wall time per op, with the fluid beside it */
 	struct stats_summary peer;     /* the local peer's CPU per op (NAN without one) */
@@ -64,6 +109,14 @@ uint64_t sum_small_ops(uint64_t ops);
  * with the fit both runs of such a pair.
  */
 void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, struct summary *sum);
+
+/* sum_clock_lies - whether source src broke the consistency check in at least half the runs */
+int sum_clock_lies(const struct summary *s, int src);
+
+/* sum_estimator_name - "off-CPU", "classic", "drift-robust" */
+const char *sum_estimator_name(enum sum_estimator e);
+/* sum_estimator_key - the JSON and CSV key: off_cpu, classic, drift_robust */
+const char *sum_estimator_key(enum sum_estimator e);
 
 /*
  * sum_fluid_share - the fluid's speed in the bracketing calibrations as a

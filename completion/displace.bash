@@ -137,6 +137,10 @@ _displace()
         mapfile -t COMPREPLY < <(compgen -W "beilner chan danzig" -- "$cur")
         return 0
         ;;
+    --estimator)
+        mapfile -t COMPREPLY < <(compgen -W "off-cpu classic drift-robust" -- "$cur")
+        return 0
+        ;;
     --csv | --plot | --calibration | --unix | --op-times)
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         [[ $prev == --unix ]] && mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -W none -- "$cur")

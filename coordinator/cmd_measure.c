@@ -225,6 +225,8 @@ int cmd_measure(int argc, char **argv)
 	}
 	if (measuring_warn_busy(&r, sum_fluid_share(&sum)))
 		untrusted = 1;
+	if (measuring_check_truth(&r, &sum, ""))
+		untrusted = 1;
 	if (sum.cmd_status > 0)
 		msg_warn("the command exited with status %d in some runs", sum.cmd_status);
 	if (isfinite(sum.tau.mean) && sum.tau.mean <= 0) {

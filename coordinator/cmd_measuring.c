@@ -72,6 +72,8 @@ int measuring_setup(struct session *s)
 			 "in the displacement");
 	session_read_store(s);
 	store_note(s);
+	if (s->store.status == STORE_ROW && s->store.tau0_ns > 0)
+		s->seq.tau0_ref_ns = s->store.tau0_ns;
 	if ((rc = session_start_peer(s))) {
 		msg_error("%s", s->err);
 		return rc == -EINTR ? EXIT_FAILED : EXIT_RESOURCE;
@@ -121,6 +123,69 @@ int measuring_warn_busy(const struct session *s, double share)
 		 "and stop it, or measure another CPU with --cpu",
 		 100 * share, s->m.cpu, s->m.cpu);
 	return 1;
+}
+
+/* index of the measured CPU among the fluid CPUs of a summary, or -1 */
+static int put_cpu_index(const struct session *s, const struct summary *sum)
+{
+	for (int i = 0; i < sum->ncpu; i++)
+		if (sum->cpu_id[i] == s->m.cpu)
+			return i;
+	return -1;
+}
+
+int measuring_check_truth(const struct session *s, const struct summary *sum, const char *label)
+{
+	int untrusted = 0, i = put_cpu_index(s, sum);
+	double ipi = i >= 0 ? sum->ipi_per_op[i] : NAN, dev = i >= 0 ? sum->dev_irq_per_op[i] : NAN;
+	double tau = fabs(sum->tau.mean), held = sum->held.mean;
+	const struct sum_perturb *p = &sum->perturb;
+	int held_big = isfinite(held) && tau > 0 && held > MEASURING_MAX_CHANGE_PCT / 100 * tau;
+	/* the fluid changed the PUT's own CPU time: the cost is not the PUT's alone */
+	if (p->n && isfinite(p->cpu_change.mean) && fabs(p->cpu_change.mean) > MEASURING_MAX_CHANGE_PCT) {
+		char ci[32] = "";
+		if (isfinite(p->cpu_change.ci_half))
+			snprintf(ci, sizeof ci, " ± %.1f", p->cpu_change.ci_half);
+		msg_warn("%sbeside the fluid the PUT's own CPU time per operation changed by %+.1f%%%s (%.3f µs against "
+			 "%.3f alone): the fluid perturbs it (cache, context switches), so the cost is that of the PUT "
+			 "beside a busy CPU; check it against a saturated run (displace predict --clients)",
+			 label, p->cpu_change.mean, ci, p->cpu_corun.mean / 1e3, p->cpu_alone.mean / 1e3);
+		untrusted = 1;
+	}
+	if (sum->estimator == SUM_OFFCPU && held_big && dev >= 0.1) {
+		/* interrupt work on the fluid's time is in held, and not in the result */
+		msg_warn("%sthe fluid held CPU %d %.2f µs per operation without progressing, with %.2f device interrupts "
+			 "per operation on that CPU: their work ran on the fluid's time, which the off-CPU result leaves "
+			 "out and the classic estimate (%.2f µs) counts, together with any wake-up delay; steer the device's "
+			 "interrupts to the measured CPU's work or away from it (/proc/irq/N/smp_affinity), or use "
+			 "--estimator classic if there are no wake-up IPIs (%.2f per operation here)",
+			 label, s->m.cpu, held / 1e3, dev, sum->est[SUM_CLASSIC].mean / 1e3, ipi);
+		untrusted = 1;
+	} else if (sum->estimator == SUM_OFFCPU && held_big) {
+		msg_info("%sthe fluid held CPU %d %.2f µs per operation without progressing (classic %.2f µs less "
+			 "off-CPU %.2f), with %.2f wake-up IPIs per operation: the time a hypervisor takes to deliver a "
+			 "wake-up to a running vCPU, which saturation does not pay; the result leaves it out "
+			 "(docs/estimators.md)",
+			 label, s->m.cpu, held / 1e3, sum->est[SUM_CLASSIC].mean / 1e3, sum->est[SUM_OFFCPU].mean / 1e3, ipi);
+	} else if (sum->estimator != SUM_OFFCPU && held_big) {
+		msg_warn("%sthe %s estimate counts %.2f µs per operation in which the fluid held CPU %d without "
+			 "progressing (%.2f wake-up IPIs per operation): a hypervisor's wake-up delay, which saturation "
+			 "does not pay; the off-CPU estimate is %.2f µs (--estimator off-cpu)",
+			 label, sum_estimator_name(sum->estimator), held / 1e3, s->m.cpu, ipi,
+			 sum->est[SUM_OFFCPU].mean / 1e3);
+		untrusted = 1;
+	} else if (!isfinite(held) && ipi >= 0.5) {
+		msg_warn("%s%.2f wake-up IPIs per operation reached CPU %d while the fluid ran, and without the fluid's "
+			 "task-clock the off-CPU estimate is not available: on a VM the classic estimate can count the "
+			 "hypervisor's wake-up delay (docs/estimators.md)",
+			 label, ipi, s->m.cpu);
+		untrusted = 1;
+	}
+	if (p->n && isfinite(p->wall_change.mean) && p->wall_change.mean > MEASURING_MAX_CHANGE_PCT && !untrusted)
+		msg_info("%sthe fluid slows each operation's wall time by %+.0f%% (%.1f µs against %.1f alone): "
+			 "wake-ups wait for the busy CPU; the cost counts CPU time, which this does not change",
+			 label, p->wall_change.mean, p->wall_corun.mean / 1e3, p->wall_alone.mean / 1e3);
+	return untrusted;
 }
 
 int measuring_open_csv(const struct session *s, struct csvout *c, const char *header)
@@ -189,5 +254,5 @@ int measuring_fail(const struct session *s, int rc)
 			return EXIT_UNAVAILABLE;
 		}
 	}
-	return rc == -ENOENT ? EXIT_RESOURCE : EXIT_FAILED;
+	return rc == -ENOENT || rc == -EMFILE ? EXIT_RESOURCE : EXIT_FAILED;
 }

@@ -51,6 +51,14 @@ void measuring_drift_note(const struct session *s);
  */
 int measuring_warn_busy(const struct session *s, double share);
 /*
+ * measuring_check_truth - what the estimators, the perturbation check and
+ * the consistency check say of one summary (label: "" or e.g. "1000 B: "):
+ * warnings for what makes the result untrustworthy, and returns 1 then;
+ * notes for what explains a difference without changing the result.
+ */
+#define MEASURING_MAX_CHANGE_PCT 5.0
+int measuring_check_truth(const struct session *s, const struct summary *sum, const char *label);
+/*
  * measuring_open_csv - open --csv (if given) for appending with header.
  * 0, or EXIT_RESOURCE after saying why (another header, cannot open).
  */

@@ -268,6 +268,11 @@ int cmd_sweep(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		share = fmin(share, sum_fluid_share(&sum[i]));
 	int busy = measuring_warn_busy(&r, share);
+	for (size_t i = 0; i < n; i++) {
+		char label[48];
+		snprintf(label, sizeof label, "%" PRIu64 " B: ", ser[i].size_bytes);
+		busy |= measuring_check_truth(&r, &sum[i], label);
+	}
 	if (r.m.precision && !met)
 		msg_warn("not every size reached ±%.2f%% before --max-time", 100 * r.m.precision);
 	if (r.m.json) {

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -220,6 +221,30 @@ int exp_run_fluids(struct exp_env *e, const struct cli_cpus *cpus, const struct 
 	return e->interrupted ? -EINTR : rc;
 }
 
+/*
+ * put's report, or why there is none: its exit status (128 + signal) in
+ * *status, its first stderr line in line. 0, -ECHILD or -EBADMSG.
+ */
+static int collect_put(struct child *p, struct put_report *rep, int *status, char *line1, size_t line1len, char *err,
+		       size_t errlen)
+{
+	*status = p->term_signal ? 128 + p->term_signal : (int)p->exit_status;
+	if (*status) {
+		child_first_err_line(p, line1, line1len);
+		char st[64];
+		child_status_text(p, st, sizeof st);
+		snprintf(err, errlen, "the process under test failed (%s)%s%s", st, line1[0] ? ": " : "", line1);
+		return -ECHILD;
+	}
+	char why[128];
+	const char *line = child_last_line(&p->outb, "put ");
+	if (!line || report_parse_put(line, rep, why, sizeof why)) {
+		snprintf(err, errlen, "cannot parse put's report: %s", line ? why : "no report");
+		return -EBADMSG;
+	}
+	return 0;
+}
+
 /* --- the co-run ------------------------------------------------------------ */
 
 struct corun {
@@ -326,6 +351,7 @@ int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_coru
 	e->nactive = 0;
 	r->have_stat = procfs_read_stat(&r->stat0) == 0;
 	r->have_sirq = procfs_read_softirqs(&r->sirq0) == 0;
+	r->have_irq = procfs_read_interrupts(&r->irq0) == 0;
 	cr.nfluid = s->cpus->n < EXP_MAX_CPUS ? s->cpus->n : EXP_MAX_CPUS;
 	for (int i = 0; i < cr.nfluid; i++) {
 		char *argv[16], bufs[5][32];
@@ -352,6 +378,7 @@ int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_coru
 	uv_run(&e->loop, UV_RUN_DEFAULT);
 	r->have_stat = r->have_stat && procfs_read_stat(&r->stat1) == 0;
 	r->have_sirq = r->have_sirq && procfs_read_softirqs(&r->sirq1) == 0;
+	r->have_irq = r->have_irq && procfs_read_interrupts(&r->irq1) == 0;
 
 	if (!rc && e->interrupted)
 		rc = -EINTR;
@@ -374,25 +401,8 @@ int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_coru
 			 (double)s->max_ns / 1e9);
 		rc = -ETIMEDOUT;
 	}
-	if (!rc && cr.put_started) {
-		struct child *p = &cr.put;
-		r->put_exit = p->term_signal ? 128 + p->term_signal : (int)p->exit_status;
-		if (r->put_exit) {
-			child_first_err_line(p, r->put_error, sizeof r->put_error);
-			char st[64];
-			child_status_text(p, st, sizeof st);
-			snprintf(err, errlen, "the process under test failed (%s)%s%s", st, r->put_error[0] ? ": " : "",
-				 r->put_error);
-			rc = -ECHILD;
-		} else {
-			char why[128];
-			const char *line = child_last_line(&p->outb, "put ");
-			if (!line || report_parse_put(line, &r->put, why, sizeof why)) {
-				snprintf(err, errlen, "cannot parse put's report: %s", line ? why : "no report");
-				rc = -EBADMSG;
-			}
-		}
-	}
+	if (!rc && cr.put_started)
+		rc = collect_put(&cr.put, &r->put, &r->put_exit, r->put_error, sizeof r->put_error, err, errlen);
 	r->nfluid = cr.nfluid;
 	for (int i = 0; i < cr.nfluid && !rc; i++)
 		rc = collect_fluid(&cr.fluids[i], &r->fluid[i], err, errlen);
@@ -402,6 +412,156 @@ int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_coru
 		child_release(&cr.put); /* a failed spawn leaves handles to close too */
 	uv_close((uv_handle_t *)&cr.lead, NULL);
 	uv_close((uv_handle_t *)&cr.limit, NULL);
+	uv_run(&e->loop, UV_RUN_DEFAULT);
+	e->nactive = 0;
+	return rc;
+}
+
+/* --- K clients at once, no fluid --------------------------------------------- */
+
+struct clients {
+	struct exp_env *e;
+	struct child kids[EXP_MAX_CLIENTS];
+	int n, done;
+	uv_timer_t limit;
+	int timed_out;
+};
+
+static void on_client_done(struct child *c)
+{
+	struct clients *cl = c->data;
+	if (++cl->done == cl->n)
+		uv_timer_stop(&cl->limit);
+}
+
+static void on_clients_limit(uv_timer_t *t)
+{
+	struct clients *cl = t->data;
+	cl->timed_out = 1;
+	for (int i = 0; i < cl->n; i++)
+		child_kill(&cl->kids[i], SIGKILL);
+}
+
+/* the busy share of one CPU's ticks between two /proc/stat readings, NAN if unknown */
+static double busy_share(const struct procfs_stat *a, const struct procfs_stat *b, int cpu)
+{
+	const struct procfs_cpu *x = procfs_stat_find(a, cpu), *y = procfs_stat_find(b, cpu);
+	if (!x || !y)
+		return NAN;
+	uint64_t total = procfs_cpu_total(y) - procfs_cpu_total(x);
+	return total ? (double)(procfs_cpu_busy(y) - procfs_cpu_busy(x)) / (double)total : NAN;
+}
+
+/*
+ * one CPU's busy share of wall_ns, from the idle time between two readings
+ * of /proc/timer_list; outside is the time of the readings' span that is
+ * not in wall_ns, taken to be idle (the measured CPU before the clients
+ * start and after they end)
+ */
+static double idle_busy(const struct procfs_idle *a, const struct procfs_idle *b, int cpu, double wall_ns,
+			double outside)
+{
+	int64_t i0 = procfs_idle_ns(a, cpu), i1 = procfs_idle_ns(b, cpu);
+	if (i0 < 0 || i1 < 0 || !(wall_ns > 0))
+		return NAN;
+	double idle = (double)(i1 - i0) - (outside > 0 ? outside : 0);
+	double busy = 1 - (idle > 0 ? idle : 0) / wall_ns;
+	return busy < 0 ? 0 : busy > 1 ? 1 : busy;
+}
+
+int exp_clients(struct exp_env *e, const struct exp_clients_spec *s, struct exp_clients_result *r, char *err,
+		size_t errlen)
+{
+	static struct clients cl;
+	static struct procfs_stat st0, st1;
+	int rc = 0;
+	memset(&cl, 0, sizeof cl);
+	memset(r, 0, sizeof *r);
+	if (e->interrupted)
+		return -EINTR;
+	if (s->k < 1 || s->k > EXP_MAX_CLIENTS) {
+		snprintf(err, errlen, "%d clients: 1 to %d", s->k, EXP_MAX_CLIENTS);
+		return -EINVAL;
+	}
+	/* every client waits after its set-up for the same start, so that all of them run the whole time */
+	char *argv[64], start_arg[48];
+	uint64_t start_mono = dclock_mono_ns() + EXP_CLIENTS_START_NS;
+	int k = 0;
+	argv[k++] = e->put_path;
+	snprintf(start_arg, sizeof start_arg, "--start-at=%" PRIu64, start_mono);
+	argv[k++] = start_arg;
+	for (int i = 1; s->put_argv[i] && k < 63; i++)
+		argv[k++] = s->put_argv[i];
+	argv[k] = NULL;
+	cl.e = e;
+	e->nactive = 0;
+	int have_stat = procfs_read_stat(&st0) == 0;
+	static struct procfs_idle id0, id1;
+	int have_idle = procfs_read_timer_list(&id0) == 0;
+	uv_timer_init(&e->loop, &cl.limit);
+	cl.limit.data = &cl;
+	for (int i = 0; i < s->k; i++) {
+		int sp = child_spawn(&e->loop, &cl.kids[i], "put", argv, on_client_done, &cl);
+		if (sp) {
+			snprintf(err, errlen, "cannot start client %d of %d ('%s'): %s", i + 1, s->k, e->put_path,
+				 uv_strerror(sp));
+			rc = sp == UV_EMFILE || sp == UV_ENFILE ? -EMFILE : -ENOEXEC;
+			for (int j = 0; j < i; j++)
+				child_kill(&cl.kids[j], SIGKILL);
+			cl.n = i + 1; /* a failed spawn leaves handles to close too */
+			break;
+		}
+		cl.n = i + 1;
+		track(e, &cl.kids[i]);
+	}
+	if (!rc && s->max_ns)
+		uv_timer_start(&cl.limit, on_clients_limit, s->max_ns / 1000000, 0);
+	uv_run(&e->loop, UV_RUN_DEFAULT);
+	have_stat = have_stat && procfs_read_stat(&st1) == 0;
+	have_idle = have_idle && procfs_read_timer_list(&id1) == 0;
+	if (!rc && e->interrupted)
+		rc = -EINTR;
+	if (!rc && cl.timed_out) {
+		snprintf(err, errlen, "the %d clients ran longer than the time limit of %.1f s; they were stopped", s->k,
+			 (double)s->max_ns / 1e9);
+		rc = -ETIMEDOUT;
+	}
+	uint64_t first = UINT64_MAX, last = 0;
+	for (int i = 0; i < cl.n && !rc; i++) {
+		struct put_report rep;
+		rc = collect_put(&cl.kids[i], &rep, &r->put_exit, r->put_error, sizeof r->put_error, err, errlen);
+		if (rc)
+			break;
+		r->ops += rep.ops;
+		if (rep.start_ns < first)
+			first = rep.start_ns;
+		if (rep.end_ns > last)
+			last = rep.end_ns;
+		if (rep.task_clock_ns.avail)
+			r->task_clock_ns += rep.task_clock_ns.v;
+		else
+			r->task_clock_ns = NAN;
+	}
+	if (!rc) {
+		r->wall_ns = last > first ? (double)(last - first) : NAN;
+		/*
+		 * The CPUs' busy shares over the clients' loops: exact idle time from
+		 * /proc/timer_list (root only), less the idle time before the start
+		 * and after the last end; else /proc/stat's ticks over the whole run
+		 */
+		if (have_idle) {
+			uint64_t span = id1.now_ns - id0.now_ns;
+			double before_after = (double)span - r->wall_ns;
+			r->busy = idle_busy(&id0, &id1, s->cpu, r->wall_ns, before_after);
+			r->peer_busy = s->peer_cpu >= 0 ? idle_busy(&id0, &id1, s->peer_cpu, r->wall_ns, before_after) : NAN;
+		} else {
+			r->busy = have_stat ? busy_share(&st0, &st1, s->cpu) : NAN;
+			r->peer_busy = have_stat && s->peer_cpu >= 0 ? busy_share(&st0, &st1, s->peer_cpu) : NAN;
+		}
+	}
+	for (int i = 0; i < cl.n; i++)
+		child_release(&cl.kids[i]);
+	uv_close((uv_handle_t *)&cl.limit, NULL);
 	uv_run(&e->loop, UV_RUN_DEFAULT);
 	e->nactive = 0;
 	return rc;

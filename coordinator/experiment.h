@@ -18,7 +18,7 @@ struct exp_env {
 	char put_path[PATH_MAX];
 	uv_signal_t sigint, sigterm;
 	int interrupted;        /* SIGINT or SIGTERM arrived: stop everything */
-	struct child *active[EXP_MAX_CPUS + 4];
+	struct child *active[EXP_MAX_CPUS + 64 + 4]; /* fluids, or clients (EXP_MAX_CLIENTS), and put and the peer */
 	int nactive;
 	int coordinator_cpu;    /* where the coordinator pinned itself, -1 if not */
 };
@@ -67,7 +67,8 @@ struct exp_corun_result {
 	struct put_report put;
 	struct procfs_stat stat0, stat1;
 	struct procfs_softirqs sirq0, sirq1;
-	int have_stat, have_sirq;
+	struct procfs_interrupts irq0, irq1;
+	int have_stat, have_sirq, have_irq;
 	uint64_t put_spawn_ns, put_exit_ns; /* CLOCK_MONOTONIC_RAW */
 	int put_exit;                       /* put's exit status (or 128 + signal) */
 	char put_error[512];                /* put's first stderr line, if it failed */
@@ -80,5 +81,34 @@ struct exp_corun_result {
  * r->put_error say how); -ETIMEDOUT; or -errno with a message in err.
  */
 int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_corun_result *r, char *err, size_t errlen);
+
+/* K processes under test at once on one CPU, with no fluid: the saturation check of predict --clients. */
+#define EXP_MAX_CLIENTS 64
+/* the clients start together this long after they are spawned: time for their set-up */
+#define EXP_CLIENTS_START_NS 100000000ull
+
+struct exp_clients_spec {
+	char *const *put_argv;  /* each client's argv, NULL-terminated, argv[0] ignored */
+	int k;                  /* clients, 1 to EXP_MAX_CLIENTS */
+	int cpu, peer_cpu;      /* the measured CPU and the peer's (-1: none), for their busy shares */
+	uint64_t max_ns;        /* the clients are killed after this long; 0: no limit */
+};
+
+struct exp_clients_result {
+	uint64_t ops;           /* all clients' operations */
+	double wall_ns;         /* from the first client's loop start to the last one's end */
+	double task_clock_ns;   /* the clients' own task-clock, summed; NAN if unavailable */
+	double busy, peer_busy; /* the CPUs' busy shares over the run (/proc/stat), NAN if unknown */
+	int put_exit;           /* a failed client's exit status */
+	char put_error[512];
+};
+
+/*
+ * exp_clients - run K copies of put at once and wait for them all. 0;
+ * -EINTR; -ECHILD if one failed (r->put_exit, r->put_error); -ETIMEDOUT;
+ * -EMFILE when out of file descriptors; or -errno with a message in err.
+ */
+int exp_clients(struct exp_env *e, const struct exp_clients_spec *s, struct exp_clients_result *r, char *err,
+		size_t errlen);
 
 #endif

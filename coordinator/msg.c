@@ -293,9 +293,7 @@ void msg_progress_update(struct msg_progress *p, double done)
 		p->ci_target = p->next_target;
 		p->next_set = false;
 	}
-	/* with phases, the next phase draws this: a draw now would hold the old phase on screen */
-	if (!p->phase[0])
-		progress_draw(p);
+	/* drawn with the next phase: a draw now would hold the old phase on screen through the next unit */
 }
 
 void msg_progress_end(struct msg_progress *p)

@@ -53,7 +53,8 @@ void msg_set_json(bool json);
  *   sweeping: round 2, size 4000 B  [=====      ] 11/24  46%  ETA 0:42
  * or, open-ended (total 0) under --precision,
  *   measuring: run 14  CI ±0.82%, target ±0.50%  ETA ~1:10
- * or, with neither, the phase and the time it has taken. Any message
+ * or, with neither, the phase and the time it has taken. It is drawn when
+ * a phase begins (msg_progress_phase), not when a unit ends. Any message
  * printed meanwhile (msg_error, msg_warn, msg_info) clears the line
  * first, and the next update draws it again.
  */
@@ -87,11 +88,7 @@ void msg_progress_phase(struct msg_progress *p, const char *fmt, ...) __attribut
 void msg_progress_ci(struct msg_progress *p, double reached_pct, double target_pct);
 /* msg_progress_deadline - when open-ended work stops anyway (dclock_raw_ns), such as --max-time */
 void msg_progress_deadline(struct msg_progress *p, uint64_t deadline_ns);
-/*
- * msg_progress_update - the units done so far; shown with the next phase,
- * or drawn at once (if the last draw is old enough) by a progress that has
- * no phase
- */
+/* msg_progress_update - the units done so far (and the CIs reported since the last update); shown with the next phase */
 void msg_progress_update(struct msg_progress *p, double done);
 /* msg_progress_end - clear the line (before the result is printed) */
 void msg_progress_end(struct msg_progress *p);

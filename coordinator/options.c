@@ -1,5 +1,6 @@
 /* options.c - the options measure, sweep and predict share */
 #include "coordinator/options.h"
+#include "calib/summary.h"
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -68,6 +69,12 @@ void opts_help_measurement(FILE *f, const char *cmd)
 	      "                       (default 5ms each: the fluid's speed is least certain\n"
 	      "                       there, so they are kept short)\n"
 	      "  --chunk-loops N      fluid loops per timed chunk (default 1000)\n"
+	      "  --estimator E        the result: off-cpu (the time the fluid was off its\n"
+	      "                       CPU, by its own task-clock), classic (Woodside: its\n"
+	      "                       lost loops) or drift-robust; every one is shown\n"
+	      "                       (default off-cpu; classic with --clock-resolution)\n"
+	      "  --no-perturbation-check  skip the runs of the PUT alone that show how\n"
+	      "                       much the fluid changes it (one per pair, L/4 ops)\n"
 	      "  --clock-resolution D quantise every timestamp (fluid, put) to a simulated\n"
 	      "                       clock of resolution D with a random phase, e.g. 1ms\n"
 	      "  --calibration FILE   the calibration store to compare with (see calibrate)\n",
@@ -100,7 +107,7 @@ void opts_help_output(FILE *f, const char *cmd, const char *more)
 enum {
 	O_CPU = 1000, O_CPUS, O_PEER_CPU, O_PEER, O_SCHED, O_OPS, O_REPS, O_PRECISION, O_MAX_TIME, O_RUN_TIME,
 	O_FIT, O_NO_FIT, O_CAL, O_LEAD_IN, O_LEAD_OUT, O_CHUNK, O_CLOCK_RES, O_CSV, O_PLOT, O_STORE, O_JSON, O_QUIET,
-	O_STRICT,
+	O_STRICT, O_ESTIMATOR, O_NO_PERTURB,
 };
 
 static const struct opts_extra common[] = {
@@ -121,6 +128,8 @@ static const struct opts_extra common[] = {
 	{ "lead-out", 1, O_LEAD_OUT },
 	{ "chunk-loops", 1, O_CHUNK },
 	{ "clock-resolution", 1, O_CLOCK_RES },
+	{ "estimator", 1, O_ESTIMATOR },
+	{ "no-perturbation-check", 0, O_NO_PERTURB },
 	{ "csv", 1, O_CSV },
 	{ "plot", 1, O_PLOT },
 	{ "calibration", 1, O_STORE },
@@ -129,6 +138,9 @@ static const struct opts_extra common[] = {
 	{ "strict", 0, O_STRICT },
 	{ NULL, 0, 0 },
 };
+
+/* --estimator's values, in enum sum_estimator order */
+static const char *const estimator_arg[SUM_NEST] = { "off-cpu", "classic", "drift-robust" };
 
 static int common_opt(struct opts *m, int id, const char *v)
 {
@@ -178,6 +190,16 @@ static int common_opt(struct opts *m, int id, const char *v)
 		return cli_parse_u64(v, 1, 1000000000, &m->chunk_loops);
 	case O_CLOCK_RES:
 		return cli_parse_duration_ns(v, &m->clock_res_ns) || m->clock_res_ns == 0 ? -1 : 0;
+	case O_ESTIMATOR:
+		for (int k = 0; k < SUM_NEST; k++)
+			if (!strcmp(v, estimator_arg[k])) {
+				m->estimator = k;
+				return 0;
+			}
+		return -1;
+	case O_NO_PERTURB:
+		m->no_perturb = 1;
+		return 0;
 	case O_CSV:
 		m->csv = v;
 		return 0;
@@ -228,6 +250,8 @@ static const char *hint(int id)
 	case O_LEAD_OUT:
 	case O_CLOCK_RES:
 		return " (a positive duration, e.g. 500ms)";
+	case O_ESTIMATOR:
+		return " (off-cpu, classic or drift-robust)";
 	default:
 		return "";
 	}
@@ -261,6 +285,7 @@ int opts_parse(int argc, char **argv, struct opts *m, const struct opts_extra *e
 	m->lead_out_ns = 5000000;
 	m->run_ns = 500000000;
 	m->chunk_loops = FLUID_DEFAULT_CHUNK_LOOPS;
+	m->estimator = -1;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];

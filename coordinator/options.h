@@ -39,6 +39,8 @@ struct opts {
 	uint64_t chunk_loops;
 	int fit;
 	uint64_t clock_res_ns;      /* --clock-resolution */
+	int estimator;              /* --estimator: enum sum_estimator; -1: the default */
+	int no_perturb;             /* --no-perturbation-check */
 	const char *csv;
 	const char *plot;
 	const char *store;

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#define NCOL 30
+#define NCOL 45
 
 static int write_row(struct csvout *c, char cols[NCOL][64], const char *args)
 {
@@ -44,7 +44,18 @@ int out_csv_run(struct csvout *c, const char *command, const struct seq_opts *o,
 	snprintf(cols[8], 64, "%" PRIu64, r->ops);
 	snprintf(cols[9], 64, "%zu", i + 1);
 	if (l > 0) {
-		csvout_num(cols[10], 64, r->t_put_ns / l / 1e3, 6);
+		enum sum_estimator e = o->estimator;
+		csvout_num(cols[10], 64, (e == SUM_OFFCPU && isfinite(r->t_put_offcpu_ns) ? r->t_put_offcpu_ns : r->t_put_ns) / l / 1e3, 6);
+		csvout_num(cols[31], 64, r->t_put_ns / l / 1e3, 6);
+		csvout_num(cols[32], 64, r->t_put_offcpu_ns / l / 1e3, 6);
+		csvout_num(cols[33], 64, (r->t_put_ns - r->t_put_offcpu_ns) / l / 1e3, 6);
+		int at = 0;
+		while (at < o->cpus.n && o->cpus.cpu[at] != o->cpu)
+			at++;
+		csvout_num(cols[34], 64, at < o->cpus.n ? r->ipi[at] / l : NAN, 4);
+		csvout_num(cols[35], 64, at < o->cpus.n ? r->dev_irq[at] / l : NAN, 4);
+		csvout_num(cols[37], 64, r->put_wall_ns / l / 1e3, 6);
+		csvout_num(cols[40], 64, est_run_cpu_ns(r) / l / 1e3, 6);
 		csvout_num(cols[11], 64, r->t_put_robust_ns / l / 1e3, 6);
 		for (int k = 0; k < EST_NSRC; k++)
 			csvout_num(cols[12 + k], 64, r->os_ns[k] / l / 1e3, 6);
@@ -58,6 +69,7 @@ int out_csv_run(struct csvout *c, const char *command, const struct seq_opts *o,
 	csvout_num(cols[27], 64, r->t2_ns, 0);
 	csvout_num(cols[28], 64, r->l2, 0);
 	csvout_num(cols[29], 64, r->t_put_ns, 0);
+	snprintf(cols[30], 64, "%s", sum_estimator_key(isfinite(r->t_put_offcpu_ns) ? o->estimator : SUM_CLASSIC));
 	return write_row(c, cols, args);
 }
 
@@ -69,7 +81,7 @@ int out_csv_summary(struct csvout *c, const char *command, const struct seq_opts
 	series_args_text(s, args, sizeof args);
 	snprintf(cols[8], 64, "%" PRIu64, sum->ops);
 	csvout_num(cols[10], 64, sum->tau.mean / 1e3, 6);
-	csvout_num(cols[11], 64, sum->tau_robust.mean / 1e3, 6);
+	csvout_num(cols[11], 64, sum->est[SUM_ROBUST].mean / 1e3, 6);
 	for (int k = 0; k < EST_NSRC; k++)
 		csvout_num(cols[12 + k], 64, sum->os[k].mean / 1e3, 6);
 	csvout_num(cols[16], 64, sum->tau.ci_half / 1e3, 6);
@@ -83,5 +95,21 @@ int out_csv_summary(struct csvout *c, const char *command, const struct seq_opts
 	csvout_num(cols[24], 64, sum->e_cache_ns / 1e3, 6);
 	csvout_num(cols[25], 64, sum->tau_f_ns, 6);
 	csvout_num(cols[26], 64, sum->tau0_ns, 6);
+	snprintf(cols[30], 64, "%s", sum_estimator_key(sum->estimator));
+	csvout_num(cols[31], 64, sum->est[SUM_CLASSIC].mean / 1e3, 6);
+	csvout_num(cols[32], 64, sum->est[SUM_OFFCPU].mean / 1e3, 6);
+	csvout_num(cols[33], 64, sum->held.mean / 1e3, 6);
+	int i = 0;
+	while (i < sum->ncpu && sum->cpu_id[i] != o->cpu)
+		i++;
+	csvout_num(cols[34], 64, i < sum->ncpu ? sum->ipi_per_op[i] : NAN, 4);
+	csvout_num(cols[35], 64, i < sum->ncpu ? sum->dev_irq_per_op[i] : NAN, 4);
+	const struct sum_perturb *p = &sum->perturb;
+	double v[] = { p->wall_alone.mean / 1e3, p->wall_corun.mean / 1e3, p->wall_change.mean, p->cpu_alone.mean / 1e3,
+		       p->cpu_corun.mean / 1e3, p->cpu_change.mean, p->cpu_change.ci_half };
+	for (int k = 0; k < 7; k++)
+		csvout_num(cols[36 + k], 64, p->n ? v[k] : NAN, 4);
+	csvout_num(cols[43], 64, sum->norm.mean / 1e3, 6);
+	csvout_num(cols[44], 64, sum->norm.ci_half / 1e3, 6);
 	return write_row(c, cols, args);
 }

@@ -29,18 +29,27 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 	json_object_set_new(o, "outliers", json_integer((json_int_t)s->outliers));
 	json_object_set_new(o, "cpu", json_integer(so->cpu));
 	json_object_set_new(o, "fluid_cpus", json_string(cpus));
+	json_object_set_new(o, "estimator", json_string(sum_estimator_key(s->estimator)));
 	json_t *tau = json_object();
 	json_object_set_new(tau, "displacement", jout_num(s->tau.mean / 1e3));
-	json_object_set_new(tau, "drift_robust", jout_num(s->tau_robust.mean / 1e3));
+	for (int k = 0; k < SUM_NEST; k++)
+		json_object_set_new(tau, sum_estimator_key((enum sum_estimator)k), jout_num(s->est[k].mean / 1e3));
 	for (int k = 0; k < EST_NSRC; k++)
 		json_object_set_new(tau, est_src_key((enum est_src)k), jout_num(s->os[k].mean / 1e3));
 	json_object_set_new(tau, "peer", s->peer.n ? jout_num(s->peer.mean / 1e3) : json_null());
 	json_object_set_new(o, "tau_put_us", tau);
 	json_object_set_new(o, "put_plus_peer_pct", s->peer.n ? summary_json(&s->put_peer_pct, 1) : json_null());
 	json_object_set_new(o, "ci95_us", jout_num(s->tau.ci_half / 1e3));
-	json_object_set_new(o, "ci95_robust_us", jout_num(s->tau_robust.ci_half / 1e3));
+	json_object_set_new(o, "ci95_robust_us", jout_num(s->est[SUM_ROBUST].ci_half / 1e3));
 	json_object_set_new(o, "displacement_us", summary_json(&s->tau, 1e3));
-	json_object_set_new(o, "drift_robust_us", summary_json(&s->tau_robust, 1e3));
+	for (int k = 0; k < SUM_NEST; k++) {
+		char key[32];
+		snprintf(key, sizeof key, "%s_us", sum_estimator_key((enum sum_estimator)k));
+		json_object_set_new(o, key, summary_json(&s->est[k], 1e3));
+	}
+	json_object_set_new(o, "held_us", summary_json(&s->held, 1e3));
+	json_object_set_new(o, "normalised_us", summary_json(&s->norm, 1e3));
+	json_object_set_new(o, "tau0_ref_ns", jout_num(s->tau0_ref_ns));
 	/* with a simulated slow clock: the same estimate of the same runs by the real clock */
 	if (so->sim_res_ns > 1)
 		json_object_set_new(o, "real_clock_us", summary_json(&s->tau_raw, 1e3));
@@ -67,10 +76,33 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 	json_object_set_new(o, "put_wall_per_op_us", jout_num(s->put_wall_per_op_ns / 1e3));
 	json_t *cpu = json_array();
 	for (int i = 0; i < s->ncpu; i++)
-		json_array_append_new(cpu, json_pack("{s:i, s:o, s:o, s:o}", "cpu", s->cpu_id[i], "displacement_us",
-						     jout_num(s->cpu_tau_ns[i] / 1e3), "net_rx_per_op",
+		json_array_append_new(cpu, json_pack("{s:i, s:o, s:o, s:o, s:o, s:o}", "cpu", s->cpu_id[i],
+						     "displacement_us", jout_num(s->cpu_tau_ns[i] / 1e3), "net_rx_per_op",
 						     jout_num(s->net_rx_per_op[i]), "net_tx_per_op",
-						     jout_num(s->net_tx_per_op[i])));
+						     jout_num(s->net_tx_per_op[i]), "ipi_per_op", jout_num(s->ipi_per_op[i]),
+						     "dev_irq_per_op", jout_num(s->dev_irq_per_op[i])));
+	const struct sum_perturb *p = &s->perturb;
+	json_object_set_new(o, "perturbation",
+			    p->n ? json_pack("{s:I, s:o, s:o, s:o, s:o, s:o, s:o}", "n", (json_int_t)p->n,
+					     "wall_alone_us", summary_json(&p->wall_alone, 1e3), "wall_corun_us",
+					     summary_json(&p->wall_corun, 1e3), "wall_change_pct",
+					     summary_json(&p->wall_change, 1), "cpu_alone_us",
+					     summary_json(&p->cpu_alone, 1e3), "cpu_corun_us", summary_json(&p->cpu_corun, 1e3),
+					     "cpu_change_pct", summary_json(&p->cpu_change, 1))
+				 : json_null());
+	json_t *cons = json_object();
+	for (int k = 0; k < EST_NSRC; k++) {
+		if (k == SRC_PROCSTAT)
+			continue;
+		json_object_set_new(cons, est_src_key((enum est_src)k),
+				    json_pack("{s:o, s:o, s:b}", "runs_over_pct", jout_num(100 * s->clock_lie_frac[k]),
+					      "excess_us", jout_num(s->clock_excess_ns[k] / 1e3), "broken",
+					      sum_clock_lies(s, k)));
+	}
+	json_object_set_new(cons, "fluid_scheduler_time",
+			    json_pack("{s:o, s:o}", "runs_short_pct", jout_num(100 * s->fluid_underbilled_frac),
+				      "short_us", jout_num(s->fluid_underbilled_ns / 1e3)));
+	json_object_set_new(o, "consistency", cons);
 	json_object_set_new(o, "per_cpu", cpu);
 	if (s->cmd_status >= 0 && (ser->w->flags & PUT_COMMAND))
 		json_object_set_new(o, "cmd_status", json_integer(s->cmd_status));
@@ -81,6 +113,9 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 		json_object_set_new(jr, "ops", json_integer((json_int_t)r->ops));
 		json_object_set_new(jr, "t_put_ns", jout_num(r->t_put_ns));
 		json_object_set_new(jr, "t_put_robust_ns", jout_num(r->t_put_robust_ns));
+		json_object_set_new(jr, "t_put_off_cpu_ns", jout_num(r->t_put_offcpu_ns));
+		json_object_set_new(jr, "fluid_task_clock_ns", jout_num(r->fluid_tc_ns));
+		json_object_set_new(jr, "fluid_cpu_ns", jout_num(r->fluid_cpu_ns));
 		if (so->sim_res_ns > 1) {
 			json_object_set_new(jr, "t_put_real_clock_ns", jout_num(r->t_put_raw_ns));
 			json_object_set_new(jr, "t_f2_real_clock_ns", jout_num(r->t2_raw_ns));

@@ -68,6 +68,10 @@ void out_text_os_table(FILE *f, const struct summary *s, const struct seq_opts *
 		else
 			fprintf(f, "        ");
 		fprintf(f, "%s\n", out_misses((enum est_src)k, ctx, so->cpu, m, sizeof m));
+		if (k != SRC_PROCSTAT && sum_clock_lies(s, k))
+			fprintf(f, "        ! with the fluid's loops it bills more than the CPU had, by %s µs per op in %.0f%% of\n"
+				   "          the runs: it charges the PUT time that was not its own (see the consistency check)\n",
+				us(s->clock_excess_ns[k], b, sizeof b), 100 * s->clock_lie_frac[k]);
 	}
 	if (s->peer.n && isfinite(s->peer.mean)) {
 		char pct[40];
@@ -83,29 +87,108 @@ void out_text_os_table(FILE *f, const struct summary *s, const struct seq_opts *
 			so->peer_cpu == so->cpu ? "on one CPU, displacement should match it"
 						     : "the peer is on another CPU");
 	}
+	if (s->fluid_underbilled_frac >= 0.5)
+		fprintf(f, "  consistency  the fluid's own scheduler CPU time fell %s µs per op short of its loops in %.0f%% of the\n"
+			   "               runs: the scheduler's clock billed part of the fluid's time to the PUT\n",
+			us(s->fluid_underbilled_ns, b, sizeof b), 100 * s->fluid_underbilled_frac);
+}
+
+/* what an estimator is, in a few words */
+static const char *est_what(enum sum_estimator e)
+{
+	switch (e) {
+	case SUM_OFFCPU:
+		return "time the fluid was off its CPU, by its own task-clock";
+	case SUM_CLASSIC:
+		return "Woodside: the fluid's lost loops at its calibrated speed";
+	default:
+		return "lost loops at the speed measured during the run, steal removed";
+	}
+}
+
+/* "12.34 µs ± 0.56" or "12.34 µs" when there is no CI */
+static const char *mean_ci(const struct stats_summary *t, char *buf, size_t len)
+{
+	char a[32], b[32];
+	if (isfinite(t->ci_half))
+		snprintf(buf, len, "%s µs ± %s", us(t->mean, a, sizeof a), us(t->ci_half, b, sizeof b));
+	else
+		snprintf(buf, len, "%s µs", us(t->mean, a, sizeof a));
+	return buf;
+}
+
+/* "+7.1% ± 3.2", or "+7.1%" when there is no CI */
+static const char *pct_ci(const struct stats_summary *t, char *buf, size_t len)
+{
+	if (isfinite(t->ci_half))
+		snprintf(buf, len, "%+.1f%% ± %.1f", t->mean, t->ci_half);
+	else
+		snprintf(buf, len, "%+.1f%%", t->mean);
+	return buf;
+}
+
+/* the estimators that are not the result, and the time the fluid held the CPU */
+static void other_estimators(FILE *f, const struct summary *s, const struct seq_opts *so)
+{
+	char a[64], b[32];
+	for (int k = 0; k < SUM_NEST; k++) {
+		if (k == (int)s->estimator)
+			continue;
+		const struct stats_summary *e = &s->est[k];
+		if (isfinite(e->mean))
+			fprintf(f, "  %-12s %-24s [%s]\n", sum_estimator_name((enum sum_estimator)k), mean_ci(e, a, sizeof a),
+				est_what((enum sum_estimator)k));
+		else
+			fprintf(f, "  %-12s n/a   [%s]\n", sum_estimator_name((enum sum_estimator)k),
+				k == SUM_OFFCPU ? "needs the fluid's perf task-clock"
+				: so->sim_res_ns > 1 ? "needs the fluid's chunk timings, which a simulated slow clock hides"
+				: s->fluid_underbilled_frac >= 0.5
+					? "the scheduler's and perf's clocks disagree, so there is no steal to take out"
+					: "needs the fluid's chunk timings and task-clock");
+	}
+	if (isfinite(s->norm.mean))
+		fprintf(f, "  normalised   %-24s [the result at the fluid's reference speed %.5f ns/loop: each run\n"
+			   "               scaled by it over the fluid's own speed in that run]\n",
+			mean_ci(&s->norm, a, sizeof a), s->tau0_ref_ns);
+	if (isfinite(s->held.mean)) {
+		int i = 0;
+		while (i < s->ncpu && s->cpu_id[i] != so->cpu)
+			i++;
+		fprintf(f, "  held         %s µs per op   [the fluid held the CPU without progressing: classic - off-CPU;\n"
+			   "               %.2f wake-up IPIs and %.2f device interrupts per op on CPU %d]\n",
+			us(s->held.mean, b, sizeof b), i < s->ncpu ? s->ipi_per_op[i] : NAN,
+			i < s->ncpu ? s->dev_irq_per_op[i] : NAN, so->cpu);
+	}
 }
 
 void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so, const struct context *ctx)
 {
 	char a[32], b[32], c[32], d[32];
-	const struct stats_summary *t = &s->tau, *r = &s->tau_robust;
+	const struct stats_summary *t = &s->tau;
 	const char *unit = s->fitted ? "pairs" : "runs";
 	if (isfinite(t->ci_half))
-		fprintf(f, "  tau_PUT      %s µs ± %s (95%% CI, ±%.2f%%)  n=%zu %s  min…max %s…%s   [displacement]\n",
+		fprintf(f, "  tau_PUT      %s µs ± %s (95%% CI, ±%.2f%%)  n=%zu %s  min…max %s…%s\n"
+			   "               [displacement, %s: %s]\n",
 			us(t->mean, a, sizeof a), us(t->ci_half, b, sizeof b), 100 * t->ci_half / fabs(t->mean), s->n,
-			unit, us(t->min, c, sizeof c), us(t->max, d, sizeof d));
+			unit, us(t->min, c, sizeof c), us(t->max, d, sizeof d), sum_estimator_name(s->estimator),
+			est_what(s->estimator));
 	else
-		fprintf(f, "  tau_PUT      %s µs (no CI: n=%zu %s)   [displacement]\n", us(t->mean, a, sizeof a), s->n,
-			unit);
-	if (isfinite(r->mean))
-		fprintf(f, "  drift-robust %s µs ± %s (95%% CI)   [fluid speed measured during the run, steal removed]\n",
-			us(r->mean, a, sizeof a), us(r->ci_half, b, sizeof b));
-	else
-		fprintf(f, "  drift-robust n/a   [needs the fluid's chunk timings%s]\n",
-			so->sim_res_ns > 1 ? ", which a simulated slow clock hides" : "");
+		fprintf(f, "  tau_PUT      %s µs (no CI: n=%zu %s)   [displacement, %s: %s]\n", us(t->mean, a, sizeof a), s->n,
+			unit, sum_estimator_name(s->estimator), est_what(s->estimator));
+	other_estimators(f, s, so);
+	const struct sum_perturb *p = &s->perturb;
+	if (p->n && isfinite(p->cpu_change.mean)) {
+		char cpu_ch[48], wall_ch[48];
+		fprintf(f, "  perturbation own CPU %s µs/op beside the fluid, %s alone (%s);\n",
+			us(p->cpu_corun.mean, a, sizeof a), us(p->cpu_alone.mean, b, sizeof b),
+			pct_ci(&p->cpu_change, cpu_ch, sizeof cpu_ch));
+		fprintf(f, "               wall %s µs/op beside it, %s alone (%s)   [the PUT alone once per %s, n=%zu]\n",
+			us(p->wall_corun.mean, c, sizeof c), us(p->wall_alone.mean, d, sizeof d),
+			pct_ci(&p->wall_change, wall_ch, sizeof wall_ch), s->fitted ? "pair" : "run", p->n);
+	}
 	if (so->sim_res_ns > 1 && isfinite(s->tau_raw.mean))
-		fprintf(f, "  real clock   %s µs   [the same runs by CLOCK_MONOTONIC_RAW: the slow clock moved tau_PUT by %s µs]\n",
-			us(s->tau_raw.mean, a, sizeof a), us(t->mean - s->tau_raw.mean, b, sizeof b));
+		fprintf(f, "  real clock   %s µs   [the same runs by CLOCK_MONOTONIC_RAW: the slow clock moved the classic estimate by %s µs]\n",
+			us(s->tau_raw.mean, a, sizeof a), us(s->est[SUM_CLASSIC].mean - s->tau_raw.mean, b, sizeof b));
 	if (s->fitted)
 		fprintf(f, "  start-up S   %s µs per run (intercept of T_PUT against L; removed by the fit)\n",
 			us(s->startup_ns, a, sizeof a));
@@ -119,18 +202,23 @@ void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so,
 		fprintf(f, "    e_start      %-11s S/L, already removed by the fit\n", us(s->e_start_ns, a, sizeof a));
 	else
 		fprintf(f, "    e_start      %-11s not removed: --no-fit\n", "unknown");
-	fprintf(f, "    e_drift      %-11s tau_F change between the calibrations around each run\n",
-		us(s->e_drift_ns, a, sizeof a));
-	fprintf(f, "    e_calib      %-11s uncertainty of the bracketing tau_F\n", us(s->e_calib_ns, a, sizeof a));
-	fprintf(f, "    e_cache      %-11s the fluid reloading its cache after PUT bursts\n", us(s->e_cache_ns, a, sizeof a));
+	if (s->estimator == SUM_OFFCPU)
+		fprintf(f, "    e_backgr     %-11s change of the background share between the calibrations\n",
+			us(s->e_bg_ns, a, sizeof a));
+	const char *cl = s->estimator == SUM_OFFCPU ? " (classic)" : "";
+	fprintf(f, "    e_drift      %-11s tau_F change between the calibrations around each run%s\n",
+		us(s->e_drift_ns, a, sizeof a), cl);
+	fprintf(f, "    e_calib      %-11s uncertainty of the bracketing tau_F%s\n", us(s->e_calib_ns, a, sizeof a), cl);
+	fprintf(f, "    e_cache      %-11s the fluid reloading its cache after PUT bursts%s\n", us(s->e_cache_ns, a, sizeof a),
+		cl);
 	if (s->ncpu > 1) {
-		fprintf(f, "  per CPU, µs per op (displacement; NET_RX, NET_TX softirqs per op):\n");
+		fprintf(f, "  per CPU, µs per op (displacement; NET_RX, NET_TX softirqs, IPIs per op):\n");
 		for (int i = 0; i < s->ncpu; i++)
-			fprintf(f, "    CPU %-3d %12s   %.3f   %.3f%s\n", s->cpu_id[i], us(s->cpu_tau_ns[i], a, sizeof a),
-				s->net_rx_per_op[i], s->net_tx_per_op[i], s->cpu_id[i] == so->cpu ? "   (the PUT's CPU)" : "");
+			fprintf(f, "    CPU %-3d %12s   %.3f   %.3f   %.3f%s\n", s->cpu_id[i], us(s->cpu_tau_ns[i], a, sizeof a),
+				s->net_rx_per_op[i], s->net_tx_per_op[i], s->ipi_per_op[i],
+				s->cpu_id[i] == so->cpu ? "   (the PUT's CPU)" : "");
 	}
 	fprintf(f, "  fluid        tau_F %.5f ns/loop (bracketing calibrations), undisturbed %.5f\n", s->tau_f_ns,
 		s->tau0_ns);
 	out_text_os_table(f, s, so, ctx);
 }
-

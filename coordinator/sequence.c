@@ -38,8 +38,10 @@ int seq_calibrate(struct seq_ctx *q)
 			return -EIO;
 		}
 		if (q->o.cpus.cpu[i] == q->o.cpu) {
-			if (q->cal.n == 0)
+			if (q->cal.n == 0) {
 				q->first_tau_f_ns = q->prev[i].tau_ns;
+				q->first_tau0_ns = q->prev[i].tau0_ns;
+			}
 			stats_acc_add(&q->cal, q->prev[i].tau_ns);
 		}
 	}
@@ -47,9 +49,9 @@ int seq_calibrate(struct seq_ctx *q)
 	return 0;
 }
 
-/* put's argv: its own options, then the workload's */
-static char **put_argv(const struct seq_ctx *q, const struct series *s, uint64_t ops, char bufs[][32], char **argv,
-		       int max)
+/* put's argv: its own options (the sequence's, then the series'), then the workload's */
+char **seq_put_argv(const struct seq_ctx *q, const struct series *s, uint64_t ops, char bufs[][32], char **argv,
+		    int max)
 {
 	int k = 0;
 	argv[k++] = "put";
@@ -67,6 +69,8 @@ static char **put_argv(const struct seq_ctx *q, const struct series *s, uint64_t
 		snprintf(bufs[3], 32, "%" PRIu64 "ns", (uint64_t)random() % q->o.sim_res_ns);
 		argv[k++] = bufs[3];
 	}
+	for (int i = 0; i < s->nput_opts && k < max - 1; i++)
+		argv[k++] = (char *)s->put_opts[i];
 	series_argv(s, argv + k, max - k, bufs[4]);
 	return argv;
 }
@@ -78,7 +82,7 @@ static struct exp_corun_spec corun_spec(const struct seq_ctx *q, const struct se
 	struct exp_corun_spec spec = {
 		.cpus = &q->o.cpus,
 		.fluid = fluid_opts(q),
-		.put_argv = put_argv(q, s, ops, bufs, argv, max),
+		.put_argv = seq_put_argv(q, s, ops, bufs, argv, max),
 		.lead_in_ns = q->o.lead_in_ns,
 		.lead_out_ns = q->o.lead_out_ns,
 		.max_ns = q->o.max_run_ns,
@@ -153,6 +157,8 @@ int seq_run(struct seq_ctx *q, struct series *s, uint64_t ops)
 		.stat1 = r.have_stat ? &r.stat1 : NULL,
 		.sirq0 = r.have_sirq ? &r.sirq0 : NULL,
 		.sirq1 = r.have_sirq ? &r.sirq1 : NULL,
+		.irq0 = r.have_irq ? &r.irq0 : NULL,
+		.irq1 = r.have_irq ? &r.irq1 : NULL,
 		.user_hz = sysconf(_SC_CLK_TCK),
 		.delta_ns = q->o.delta_ns,
 		.peer_ns = have_peer ? (double)(peer1 - peer0) : NAN,
@@ -163,11 +169,31 @@ int seq_run(struct seq_ctx *q, struct series *s, uint64_t ops)
 		snprintf(q->err, sizeof q->err, "the fluid did no loops on CPU %d", bad_cpu);
 		return -EIO;
 	}
-	return series_append_run(s, &run);
+	if ((rc = series_append_run(s, &run)))
+		return rc;
+	/* the perturbation check: once per pair (or run), the PUT alone, L/4 operations */
+	if (s->perturb && s->ops > 0 && (!q->o.fit || s->nruns % 2 == 0)) {
+		uint64_t small = sum_small_ops(s->ops);
+		rc = seq_perturb_run(q, s, small ? small : 1);
+	}
+	return rc;
+}
+
+int seq_perturb_run(struct seq_ctx *q, struct series *s, uint64_t ops)
+{
+	struct put_report rep;
+	struct est_alone a;
+	int rc = seq_alone(q, s, ops, &rep);
+	if (rc)
+		return rc;
+	est_alone_from(&rep, &a);
+	return series_append_alone(s, &a);
 }
 
 void seq_summarize(const struct seq_ctx *q, struct series *s, struct summary *sum)
 {
-	struct sum_opts o = { .fit = q->o.fit, .ops = s->ops, .ncpu = q->o.cpus.n, .cpu_id = q->o.cpus.cpu };
+	struct sum_opts o = { .estimator = q->o.estimator, .fit = q->o.fit, .ops = s->ops, .ncpu = q->o.cpus.n,
+			      .cpu_id = q->o.cpus.cpu, .alone = s->alone, .nalone = s->nalone,
+			      .tau0_ref_ns = q->tau0_ref_ns > 0 ? q->tau0_ref_ns : q->first_tau0_ns };
 	sum_compute(s->runs, s->nruns, &o, sum);
 }

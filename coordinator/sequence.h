@@ -28,6 +28,7 @@ struct seq_opts {
 	uint64_t sim_res_ns;         /* --clock-resolution: quantise every clock (0 = off) */
 	int use_steal;               /* task-clock minus CPU time is steal (IRQ_TIME_ACCOUNTING off) */
 	int peer_pid;                /* the local peer, whose CPU time each run reads; 0 if none */
+	enum sum_estimator estimator; /* the result's estimator */
 	int peer_cpu;
 };
 
@@ -38,6 +39,8 @@ struct seq_ctx {
 	int have_prev;
 	struct stats_acc cal;              /* tau_F of the PUT's CPU over all calibrations */
 	double first_tau_f_ns;             /* the first calibration of the PUT's CPU */
+	double first_tau0_ns;              /* its undisturbed speed */
+	double tau0_ref_ns;                /* the normalised cost's reference speed: the store's, else first_tau0_ns */
 	char err[512];
 	int put_exit;                      /* put's exit status when a run failed */
 };
@@ -64,6 +67,19 @@ int seq_pilot(struct seq_ctx *q, const struct series *s, uint64_t ops, struct pu
  */
 int seq_alone(struct seq_ctx *q, const struct series *s, uint64_t ops, struct put_report *rep);
 
+/*
+ * seq_perturb_run - the PUT alone, no fluid anywhere, ops operations of
+ * series s, kept for the perturbation check (series_append_alone). 0 or
+ * -errno with q->err.
+ */
+int seq_perturb_run(struct seq_ctx *q, struct series *s, uint64_t ops);
+/*
+ * seq_put_argv - put's argv for ops operations of series s: the sequence's
+ * options (--cpu, --ops, a simulated clock), the series' put options, then
+ * the workload's. bufs holds 5 numbers; argv has room for max entries
+ */
+char **seq_put_argv(const struct seq_ctx *q, const struct series *s, uint64_t ops, char bufs[][32], char **argv,
+		    int max);
 /* seq_summarize - the summary of series s (sum_compute with this sequence's fit and CPUs) */
 void seq_summarize(const struct seq_ctx *q, struct series *s, struct summary *sum);
 

@@ -32,6 +32,14 @@ int series_add_arg(struct series *s, const char *arg)
 	return 0;
 }
 
+int series_add_put_opt(struct series *s, const char *opt)
+{
+	if (s->nput_opts >= (int)(sizeof s->put_opts / sizeof s->put_opts[0]) || strlen(opt) >= sizeof s->put_opts[0])
+		return -E2BIG;
+	snprintf(s->put_opts[s->nput_opts++], sizeof s->put_opts[0], "%s", opt);
+	return 0;
+}
+
 int series_argv(const struct series *s, char **argv, int max, char sizebuf[32])
 {
 	int k = 0;
@@ -105,9 +113,21 @@ int series_append_run(struct series *s, const struct est_run *r)
 	return 0;
 }
 
+int series_append_alone(struct series *s, const struct est_alone *a)
+{
+	struct est_alone *al = vec_grow(s->alone, &s->alone_cap, s->nalone, sizeof *al);
+	if (!al)
+		return -ENOMEM;
+	s->alone = al;
+	s->alone[s->nalone++] = *a;
+	return 0;
+}
+
 void series_free(struct series *s)
 {
 	free(s->runs);
+	free(s->alone);
 	s->runs = NULL;
-	s->nruns = s->cap = 0;
+	s->alone = NULL;
+	s->nruns = s->cap = s->nalone = s->alone_cap = 0;
 }

@@ -30,9 +30,14 @@ struct series {
 	uint64_t size_bytes;           /* 0: none set here (the workload's own --size, if any) */
 	char added[SERIES_MAX_ADDED][64]; /* options a command adds, e.g. --window=64 */
 	int nadded;
+	char put_opts[2][64];          /* put's own options before the workload, e.g. --think-loops=N */
+	int nput_opts;
 	uint64_t ops;                  /* L */
 	struct est_run *runs;
 	size_t nruns, cap;
+	int perturb;                   /* after each pair (or run), seq_run runs the PUT alone once */
+	struct est_alone *alone;       /* the PUT alone, one run per pair (the perturbation check) */
+	size_t nalone, alone_cap;
 };
 
 /*
@@ -44,6 +49,8 @@ void series_init(struct series *s, const struct put_workload *w, char *const *wa
 		 const char *label);
 /* series_add_arg - add an option for the workload, e.g. "--window=64", copied; -E2BIG if it does not fit */
 int series_add_arg(struct series *s, const char *arg);
+/* series_add_put_opt - add one of put's own options (before the workload's name), copied; -E2BIG */
+int series_add_put_opt(struct series *s, const char *opt);
 /* series_has_arg - whether the user or a command gave option name ("--loops-per-op") */
 int series_has_arg(const struct series *s, const char *name);
 /*
@@ -57,6 +64,8 @@ int series_argv(const struct series *s, char **argv, int max, char sizebuf[32]);
 void series_args_text(const struct series *s, char *buf, size_t len);
 /* series_append_run - keep one run; -ENOMEM */
 int series_append_run(struct series *s, const struct est_run *r);
+/* series_append_alone - keep one alone run; -ENOMEM */
+int series_append_alone(struct series *s, const struct est_alone *a);
 /* series_free - release the runs */
 void series_free(struct series *s);
 

@@ -189,6 +189,13 @@ int session_setup(struct session *s)
 	o.lead_out_ns = m->lead_out_ns;
 	o.fit = m->fit;
 	o.sim_res_ns = m->clock_res_ns;
+	/*
+	 * The result's estimator: off-CPU, which predicts saturation where the
+	 * others do not (bench/blocking-saturation); classic under a simulated
+	 * slow clock, whose experiments study Woodside's estimator and e_res
+	 */
+	o.estimator = m->estimator >= 0 ? (enum sum_estimator)m->estimator
+			: m->clock_res_ns > 1 ? SUM_CLASSIC : SUM_OFFCPU;
 	o.max_run_ns = 60000000000ull;
 	/* with IRQ time accounting, CPU time also leaves out interrupts: task-clock minus it is not steal */
 	o.use_steal = strcmp(s->ctx.irq_time_acct, "y") != 0;
@@ -243,6 +250,7 @@ void session_read_store(struct session *s)
 		st->status = STORE_ROW;
 		/* the drift check against it happens after the first bracketing calibration */
 		st->tau_f_ns = row->tau_f_ns;
+		st->tau0_ns = row->tau0_ns;
 		st->quiet = row->quiet;
 		snprintf(st->date, sizeof st->date, "%s", row->date);
 		snprintf(st->verdict, sizeof st->verdict, "%s", row->verdict);
@@ -282,6 +290,7 @@ int session_start_peer(struct session *s)
 void session_series_init(struct session *s, struct series *ser, const char *label)
 {
 	series_init(ser, s->w, s->m.wargs, s->m.nwargs, s->peer_addr, label);
+	ser->perturb = !s->m.no_perturb;
 }
 
 /* the wall time of one operation in a pilot run, or what the workload says it costs */

@@ -33,7 +33,7 @@ struct session_store {
 	unsigned long line;
 	char why[256];
 	char variant[48];
-	double tau_f_ns;
+	double tau_f_ns, tau0_ns;   /* tau0: the undisturbed speed, the normalised cost's reference */
 	char date[32];
 	int quiet;
 	char verdict[512];

@@ -48,13 +48,16 @@ static void usage(FILE *f)
 {
 	fputs("usage: fluid [--cpu N] [--sched idle|nice|normal] [--seconds DUR]\n"
 	      "             [--chunk-loops N] [--clock-resolution DUR [--clock-phase DUR]]\n"
-	      "             [--yield-every N]\n"
+	      "             [--yield-every N] [--gap-log FILE]\n"
 	      "\n"
 	      "The displacement fluid: pins itself to CPU N, takes the scheduling class\n"
 	      "(default idle, i.e. SCHED_IDLE), and spins in chunks of N loops (default\n"
 	      "1000) until SIGINT, SIGTERM or SIGUSR1, EOF on a piped stdin, or DUR has\n"
 	      "passed. It then prints one report line of key=value fields on stdout.\n"
 	      "--yield-every N calls sched_yield after every N chunks (default 0: never).\n"
+	      "--gap-log FILE writes the start and end (CLOCK_MONOTONIC_RAW ns) of each\n"
+	      "gap, a chunk something else ran in, one per line, at most the first 4M:\n"
+	      "for benches that line the fluid's stalls up with a scheduler trace.\n"
 	      "It dies with its parent. It is started by 'displace'; run it by hand only\n"
 	      "to inspect the loop.\n",
 	      f);
@@ -114,6 +117,24 @@ static uint64_t cpu_time_ns(void)
 }
 
 static struct chunkstat cs;
+
+/* --gap-log: the first GAP_LOG_MAX gaps, kept in memory during the run and written at the end */
+#define GAP_LOG_MAX (4u << 20)
+static uint64_t *gap_log;
+static size_t gap_logged;
+
+static void write_gap_log(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, "fluid: cannot write --gap-log '%s': %s\n", path, strerror(errno));
+		return;
+	}
+	for (size_t i = 0; i < gap_logged; i++)
+		fprintf(f, "%" PRIu64 " %" PRIu64 "\n", gap_log[2 * i], gap_log[2 * i + 1]);
+	if (fclose(f))
+		fprintf(stderr, "fluid: cannot write --gap-log '%s': %s\n", path, strerror(errno));
+}
 static char hist_buf[CHUNKSTAT_BUCKETS * 28];
 
 int main(int argc, char **argv)
@@ -162,6 +183,10 @@ int main(int argc, char **argv)
 	}
 	int saved_fl;
 	int watching = watch_stdin(&saved_fl);
+	if (a.gap_log && !(gap_log = calloc(2 * GAP_LOG_MAX, sizeof *gap_log))) {
+		fprintf(stderr, "fluid: no memory for --gap-log\n");
+		return 1;
+	}
 
 	chunkstat_init(&cs);
 	uint64_t x = (uint64_t)getpid();
@@ -193,6 +218,10 @@ int main(int argc, char **argv)
 		x = spin_loops(a.chunk_loops, x);
 		raw_prev = dclock_raw_ns();
 		uint64_t t = dclock_quantise_ns(raw_prev);
+		if (gap_log && (t - prev) * CHUNKSTAT_GAP_DEN > cs.min_ns * CHUNKSTAT_GAP_NUM && gap_logged < GAP_LOG_MAX) {
+			gap_log[2 * gap_logged] = prev;
+			gap_log[2 * gap_logged++ + 1] = t;
+		}
 		chunkstat_add(&cs, t - prev);
 		prev = t;
 		if (until_yield && !--until_yield) {
@@ -218,6 +247,8 @@ int main(int argc, char **argv)
 		snprintf(tc, sizeof tc, "%" PRIu64, tc_ns);
 	if (watching)
 		fcntl(STDIN_FILENO, F_SETFL, saved_fl);
+	if (gap_log)
+		write_gap_log(a.gap_log);
 
 	if (chunkstat_format_hist(&cs, hist_buf, sizeof hist_buf))
 		strcpy(hist_buf, "");

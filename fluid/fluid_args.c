@@ -33,7 +33,7 @@ int fluid_sched_parse(const char *s, enum fluid_sched *out)
 int fluid_parse_args(int argc, char **argv, struct fluid_args *a, char *err, size_t errlen)
 {
 	static const char *const opts[] = { "--cpu", "--sched", "--seconds", "--chunk-loops",
-					    "--clock-resolution", "--clock-phase", "--yield-every" };
+					    "--clock-resolution", "--clock-phase", "--yield-every", "--gap-log" };
 	memset(a, 0, sizeof *a);
 	a->cpu = -1;
 	a->sched = FLUID_SCHED_IDLE;
@@ -80,6 +80,10 @@ int fluid_parse_args(int argc, char **argv, struct fluid_args *a, char *err, siz
 			break;
 		case 6:
 			rc = cli_parse_u64(v, 0, 1000000000, &a->yield_every);
+			break;
+		case 7:
+			a->gap_log = v;
+			rc = *v ? 0 : -EINVAL;
 			break;
 		}
 		if (rc) {

@@ -15,6 +15,7 @@ struct fluid_args {
 	uint64_t clock_res_ns;   /* 0: the real clock */
 	uint64_t clock_phase_ns;
 	uint64_t yield_every;    /* chunks between sched_yield calls; 0: never */
+	const char *gap_log;     /* write each gap's start and end here (benches); NULL: no log */
 	int help;
 };
 

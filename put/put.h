@@ -19,6 +19,7 @@ enum put_flags {
 	PUT_SIZED = 1 << 0,    /* takes --size BYTES: sweep and predict vary it */
 	PUT_PIPELINE = 1 << 1, /* takes --window, --compute-us, --compute-loops, --burst and --duty: predict's loop */
 	PUT_COMMAND = 1 << 2,  /* runs the command after "--", which must exist; reports its exit status */
+	PUT_REPLIES = 1 << 3,  /* each operation blocks for the peer's reply: predict's blocking clients */
 };
 
 /* L when --ops is not given */

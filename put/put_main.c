@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <time.h>
 #include <unistd.h>
 
 enum { PUT_OK = 0, PUT_FAILED = 1, PUT_USAGE = 2, PUT_RESOURCE = 3, PUT_UNAVAILABLE = 4 };
@@ -31,7 +32,7 @@ enum { PUT_OK = 0, PUT_FAILED = 1, PUT_USAGE = 2, PUT_RESOURCE = 3, PUT_UNAVAILA
 static void usage(FILE *f)
 {
 	fputs("usage: put [--cpu N] [--ops L] [--clock-resolution D [--clock-phase P]] [--op-times FILE]\n"
-	      "           [--think-us C | --think-loops N]\n"
+	      "           [--think-us C | --think-loops N] [--start-at NS]\n"
 	      "           WORKLOAD [options]\n"
 	      "       put --list\n"
 	      "       put serve [--listen ADDR[:PORT]] [--cpu N] ...   the peer; see 'put serve --help'\n"
@@ -51,6 +52,8 @@ static void usage(FILE *f)
 	      "                   (calibrated at set-up): the blocking clients of 'displace\n"
 	      "                   predict --clients'. The report gives think_loops, and\n"
 	      "  --think-loops N  spins exactly N loops instead (no calibration)\n"
+	      "  --start-at NS    after set-up, wait until CLOCK_MONOTONIC reaches NS\n"
+	      "                   before the first operation: clients start together\n"
 	      "\n"
 	      "Workloads:\n",
 	      f);
@@ -129,7 +132,7 @@ int main(int argc, char **argv)
 	uint64_t ops = 1, res_ns = 0, phase_ns = 0;
 	const char *op_times = NULL;
 	double think_us = 0;
-	uint64_t think_loops = 0, sink = 0;
+	uint64_t think_loops = 0, sink = 0, start_at = 0;
 	int i;
 	char err[512] = "";
 
@@ -161,6 +164,8 @@ int main(int argc, char **argv)
 			rc = cli_parse_double(v, 0, 1e7, &think_us);
 		else if (!missing && (v = cli_opt_value(argc, argv, &i, "--think-loops", &missing)))
 			rc = cli_parse_u64(v, 1, UINT64_MAX / 2, &think_loops);
+		else if (!missing && (v = cli_opt_value(argc, argv, &i, "--start-at", &missing)))
+			rc = cli_parse_u64(v, 1, UINT64_MAX / 2, &start_at);
 		else if (!missing) {
 			fprintf(stderr, "put: unknown option '%s'; try 'put --help'\n", argv[i]);
 			return PUT_USAGE;
@@ -256,6 +261,11 @@ int main(int argc, char **argv)
 	}
 	struct acct a;
 	acct_open(&a, w->counts_children);
+	if (start_at) {
+		struct timespec ts = { .tv_sec = (time_t)(start_at / 1000000000u), .tv_nsec = (long)(start_at % 1000000000u) };
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+	}
 
 	acct_start(&a);
 	uint64_t t0 = dclock_now_ns();

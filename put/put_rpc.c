@@ -154,7 +154,7 @@ static void rpc_teardown(void *state)
 
 const struct put_workload put_rpc = {
 	.name = "rpc",
-	.flags = PUT_SIZED,
+	.flags = PUT_SIZED | PUT_REPLIES,
 	.check_size = net_check_size_hook,
 	.peer = "rpc",
 	.summary = "one ONC RPC call (libtirpc) carrying m bytes, with a small result",

@@ -14,7 +14,7 @@ static int tcp_parse(int argc, char **argv, void **state, char *err, size_t errl
 
 const struct put_workload put_tcp = {
 	.name = "tcp",
-	.flags = PUT_SIZED | PUT_PIPELINE,
+	.flags = PUT_SIZED | PUT_PIPELINE | PUT_REPLIES,
 	.check_size = net_check_size_hook,
 	.peer = "tcp",
 	.summary = "send m bytes on a TCP connection, then block for an r-byte reply",

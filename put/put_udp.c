@@ -231,7 +231,7 @@ static void udp_teardown(void *state)
 
 const struct put_workload put_udp = {
 	.name = "udp",
-	.flags = PUT_SIZED,
+	.flags = PUT_SIZED | PUT_REPLIES,
 	.check_size = udp_check_size,
 	.peer = "udp",
 	.summary = "send an m-byte datagram, then block for the reply datagram",

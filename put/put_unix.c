@@ -14,7 +14,7 @@ static int unix_parse(int argc, char **argv, void **state, char *err, size_t err
 
 const struct put_workload put_unix = {
 	.name = "unix",
-	.flags = PUT_SIZED | PUT_PIPELINE,
+	.flags = PUT_SIZED | PUT_PIPELINE | PUT_REPLIES,
 	.check_size = net_check_size_hook,
 	.peer = "unix",
 	.summary = "send m bytes on an AF_UNIX stream socket, then block for an r-byte reply",

@@ -223,9 +223,15 @@ START_TEST(test_run_from_reports)
 	memset(&q1, 0, sizeof q1);
 	q0.ncpu = q1.ncpu = 2;
 	q1.net_rx[1] = 1000;
+	struct procfs_interrupts i0, i1;
+	memset(&i0, 0, sizeof i0);
+	memset(&i1, 0, sizeof i1);
+	i0.ncpu = i1.ncpu = 2;
+	i1.ipi[0] = 1000; /* a wake-up per operation */
+	i1.dev[1] = 7;
 	struct est_run_in in = { .ncpu = 2, .cpu = cpus, .put_cpu = 0, .fluid = f, .before = cal, .after = cal,
-				 .put = &p, .stat0 = &s0, .stat1 = &s1, .sirq0 = &q0, .sirq1 = &q1, .user_hz = 100,
-				 .delta_ns = 20, .peer_ns = NAN };
+				 .put = &p, .stat0 = &s0, .stat1 = &s1, .sirq0 = &q0, .sirq1 = &q1, .irq0 = &i0,
+				 .irq1 = &i1, .user_hz = 100, .delta_ns = 20, .peer_ns = NAN };
 	struct est_run r;
 	int bad = -1;
 	ck_assert_int_eq(est_run_from(&in, &r, &bad), 0);
@@ -240,6 +246,10 @@ START_TEST(test_run_from_reports)
 	/* 3 ticks at USER_HZ 100 */
 	ck_assert_double_eq_tol(r.os_ns[SRC_PROCSTAT], 3e7, 1e-3);
 	ck_assert_double_eq(r.net_rx[1], 1000);
+	ck_assert_double_eq(r.ipi[0], 1000);
+	ck_assert_double_eq(r.dev_irq[1], 7);
+	/* no fluid task-clock: no off-CPU estimate, on any CPU */
+	ck_assert(isnan(r.t_put_offcpu_ns));
 	ck_assert_double_eq(r.put_wall_ns, 6e7);
 	ck_assert_double_eq_tol(r.res_ns, 20 * (1 + 1.0), 1e-9);
 	ck_assert(isnan(r.peer_ns));
@@ -266,6 +276,87 @@ START_TEST(test_pct_diff_and_source_names)
 }
 END_TEST
 
+/*
+ * off-CPU: T_F(2) less the fluid's task-clock less what others took from it
+ * alone (b, the mean of the calibrations' off shares); its bracket error is
+ * half the change of b times T_F(2)
+ */
+START_TEST(test_off_cpu_is_the_time_the_fluid_was_switched_out)
+{
+	struct fluid_report b = fluid(1e8, 1e8, 90000, 1.0), a = fluid(1e8, 1e8, 90000, 1.0), run = fluid(5e7, 1e8, 40000, 1.0);
+	b.task_clock_ns = (struct report_val){ .v = 0.99e8, .avail = 1 }; /* off 1 % alone */
+	a.task_clock_ns = (struct report_val){ .v = 0.97e8, .avail = 1 }; /* off 3 % */
+	/* in the run the fluid held the CPU 6e7 ns, though its loops took only 5e7: 1e7 held, lost */
+	run.task_clock_ns = (struct report_val){ .v = 6e7, .avail = 1 };
+	struct est_cal cb, ca;
+	struct est_cpu e;
+	est_cal_from(&b, 0, &cb);
+	est_cal_from(&a, 0, &ca);
+	ck_assert_double_eq_tol(cb.off_rate, 0.01, 1e-12);
+	ck_assert_int_eq(est_cpu_from(&run, &cb, &ca, 0, 1, 0, 0, &e), 0);
+	ck_assert_double_eq_tol(e.t_put_offcpu_ns, 1e8 - 6e7 - 0.02 * 1e8, 1e-3);
+	ck_assert_double_eq_tol(e.bg_ns, 0.01 * 1e8, 1e-3);
+	/* classic counts the held time too: 1e8 - 5e7 x 1.0 = 5e7, against 3.8e7 */
+	ck_assert_double_eq_tol(e.t_put_ns - e.t_put_offcpu_ns, 1e7 + 0.02e8, 1e-3);
+	/* without the fluid's task-clock there is no off-CPU estimate */
+	run.task_clock_ns.avail = 0;
+	est_cpu_from(&run, &cb, &ca, 0, 1, 0, 0, &e);
+	ck_assert(isnan(e.t_put_offcpu_ns));
+	ck_assert(isnan(cb.off_rate) == 0);
+	b.task_clock_ns.avail = 0;
+	est_cal_from(&b, 0, &cb);
+	ck_assert(isnan(cb.off_rate));
+}
+END_TEST
+
+/* steal cannot be negative: a little below 0 is noise (0), far below means a clock billed time wrongly (NAN) */
+START_TEST(test_negative_steal_is_never_a_measurement)
+{
+	struct fluid_report cal = fluid(1e8, 1e8, 90000, 1.0), run = fluid(1e8, 1.3e8, 90000, 1.0);
+	cal.task_clock_ns = (struct report_val){ .v = 1e8, .avail = 1 };
+	run.task_clock_ns = (struct report_val){ .v = (double)run.cpu_ns, .avail = 1 };
+	struct est_cal c;
+	struct est_cpu e;
+	est_cal_from(&cal, 1, &c);
+	/* the PUT's task-clock 0.1 ms below its schedstat: noise */
+	est_cpu_from(&run, &c, &c, 0, 1, -1e5, 1, &e);
+	ck_assert_double_eq(e.steal_ns, 0);
+	ck_assert(isfinite(e.t_put_robust_ns));
+	/* 40 ms below (the scheduler billed the PUT for time the fluid had): no steal, no drift-robust estimate */
+	est_cpu_from(&run, &c, &c, 0, 1, -4e7, 1, &e);
+	ck_assert(isnan(e.steal_ns));
+	ck_assert(isnan(e.t_put_robust_ns));
+}
+END_TEST
+
+/* the PUT alone and its own CPU time: task-clock, else getrusage */
+START_TEST(test_alone_and_own_cpu_time)
+{
+	struct put_report p;
+	memset(&p, 0, sizeof p);
+	p.ops = 100;
+	p.start_ns = 1000;
+	p.end_ns = 1000 + 3200000;
+	p.utime_ns = (struct report_val){ .v = 1e6, .avail = 1 };
+	p.stime_ns = (struct report_val){ .v = 5e5, .avail = 1 };
+	struct est_alone a;
+	est_alone_from(&p, &a);
+	ck_assert_uint_eq(a.ops, 100);
+	ck_assert_double_eq(a.wall_ns, 3.2e6);
+	ck_assert_double_eq(a.cpu_ns, 1.5e6);
+	p.task_clock_ns = (struct report_val){ .v = 1.4e6, .avail = 1 };
+	est_alone_from(&p, &a);
+	ck_assert_double_eq(a.cpu_ns, 1.4e6);
+	struct est_run r;
+	memset(&r, 0, sizeof r);
+	r.os_ns[SRC_TASK_CLOCK] = NAN;
+	r.os_ns[SRC_GETRUSAGE] = 7;
+	ck_assert_double_eq(est_run_cpu_ns(&r), 7);
+	r.os_ns[SRC_TASK_CLOCK] = 5;
+	ck_assert_double_eq(est_run_cpu_ns(&r), 5);
+}
+END_TEST
+
 Suite *estimate_suite(void)
 {
 	Suite *s = suite_create("estimate");
@@ -280,6 +371,9 @@ Suite *estimate_suite(void)
 	tcase_add_test(tc, test_cache_reload_beyond_the_calibrations_rate);
 	tcase_add_test(tc, test_run_from_reports);
 	tcase_add_test(tc, test_pct_diff_and_source_names);
+	tcase_add_test(tc, test_off_cpu_is_the_time_the_fluid_was_switched_out);
+	tcase_add_test(tc, test_negative_steal_is_never_a_measurement);
+	tcase_add_test(tc, test_alone_and_own_cpu_time);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -13,12 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 static char out[1 << 20], err[1 << 16];
 
 /* the predictions' keys, as in the JSON and the CSV columns pred_<key> */
-static const char *const pred_keys[] = { "displacement", "drift_robust", "getrusage",
+static const char *const pred_keys[] = { "displacement", "off_cpu", "classic", "drift_robust", "getrusage",
 					 "task_clock",   "schedstat",    "procstat" };
 #define NPRED (sizeof pred_keys / sizeof pred_keys[0])
 
@@ -53,7 +54,10 @@ static int error_matches(double err_pct, double pred, double measured)
  */
 static double paired_ci_from_runs(json_t *s)
 {
-	json_t *runs = json_object_get(json_object_get(s, "iteration"), "runs");
+	json_t *it = json_object_get(s, "iteration"), *runs = json_object_get(it, "runs");
+	/* the runs' figure of the result's estimator */
+	const char *key = strcmp(json_string_value(json_object_get(it, "estimator")), "off_cpu") ? "t_put_ns"
+												   : "t_put_off_cpu_ns";
 	json_t *sat = json_object_get(s, "saturated_msgs_per_s");
 	size_t n = json_array_size(sat);
 	ck_assert_uint_eq(json_array_size(runs), 2 * n);
@@ -63,8 +67,7 @@ static double paired_ci_from_runs(json_t *s)
 		json_t *a = json_array_get(runs, 2 * j), *b = json_array_get(runs, 2 * j + 1);
 		ck_assert_int_eq(json_integer_value(json_object_get(b, "ops")), 0);
 		double la = (double)json_integer_value(json_object_get(a, "ops"));
-		den[j] = (json_number_value(json_object_get(a, "t_put_ns")) -
-			  json_number_value(json_object_get(b, "t_put_ns"))) / la;
+		den[j] = (json_number_value(json_object_get(a, key)) - json_number_value(json_object_get(b, key))) / la;
 		num[j] = 1e9 / json_number_value(json_array_get(sat, j));
 		mn += num[j] / (double)n;
 		md += den[j] / (double)n;
@@ -354,6 +357,81 @@ START_TEST(test_predict_peer_down_exits_3)
 }
 END_TEST
 
+/*
+ * --clients: K blocking clients at a few hundred operations each. The
+ * fields are consistent: a round's saturated runs count when the measured
+ * CPU was 95 % busy and the peer's below 90 % (the bottleneck check), the
+ * measurement is null exactly when none counted, each error follows from
+ * its prediction, and the cost is the blocking operation's.
+ */
+START_TEST(test_predict_clients_fields_and_bottleneck_check)
+{
+	char *argv[] = { (char *)tu_bin("displace"), "predict", "udp", "--sizes", "1000", "--clients", "2,4", "--compute",
+			 "20", "--messages", "200", "--reps", "2", "--run-time", "50ms", "--calib-time", "50ms",
+			 "--json", "--quiet", NULL };
+	ck_assert_int_eq(tu_run(argv, out, sizeof out, err, sizeof err), 0);
+	json_error_t je;
+	json_t *root = json_loads(out, 0, &je);
+	ck_assert_msg(root, "JSON: %s: %.300s", je.text, out);
+	ck_assert_str_eq(json_string_value(json_object_get(root, "mode")), "clients");
+	json_t *ks = json_object_get(root, "clients");
+	ck_assert_uint_eq(json_array_size(ks), 2);
+	ck_assert_int_eq(json_integer_value(json_array_get(ks, 1)), 4);
+	json_t *s = json_array_get(json_object_get(root, "sizes"), 0);
+	ck_assert_ptr_nonnull(s);
+	json_t *share = json_object_get(s, "saturated_cpu_share"), *peer = json_object_get(s, "saturated_peer_busy");
+	ck_assert_uint_eq(json_array_size(share), 2);
+	ck_assert_uint_eq(json_array_size(peer), 2);
+	json_int_t kept = 0;
+	for (size_t j = 0; j < 2; j++) {
+		double b = json_number_value(json_array_get(share, j)), pb = json_number_value(json_array_get(peer, j));
+		ck_assert_msg(b >= 0 && b <= 1, "busy share %g", b);
+		kept += !(b < 0.95) && !(pb >= 0.9);
+	}
+	ck_assert_int_eq(json_integer_value(json_object_get(s, "saturated_runs_left_out")), 2 - kept);
+	ck_assert_uint_eq(json_array_size(json_object_get(s, "per_k")), 2);
+	json_t *c = json_object_get(s, "compute_measured_us");
+	ck_assert_uint_eq(json_array_size(c), 2);
+	ck_assert(json_number_value(json_array_get(c, 0)) > 10 && json_number_value(json_array_get(c, 0)) < 200);
+	json_t *m = json_object_get(s, "measured_msgs_per_s");
+	ck_assert(kept ? json_is_number(m) : json_is_null(m));
+	json_t *op = json_object_get(s, "operation");
+	ck_assert_ptr_nonnull(json_object_get(op, "estimator"));
+	ck_assert_ptr_nonnull(json_object_get(op, "perturbation"));
+	json_t *pred = json_object_get(s, "predicted_msgs_per_s"), *e = json_object_get(s, "error_pct");
+	for (size_t k = 0; k < NPRED; k++) {
+		json_t *p = json_object_get(pred, pred_keys[k]), *ek = json_object_get(e, pred_keys[k]);
+		ck_assert_msg(p && ek, "no %s", pred_keys[k]);
+		if (json_is_number(p) && json_is_number(m))
+			ck_assert(error_matches(json_number_value(ek), json_number_value(p), json_number_value(m)));
+		else
+			ck_assert(json_is_null(ek));
+	}
+	json_decref(root);
+}
+END_TEST
+
+/* --clients: K < 1, one workload without replies, the pipelined options, and K above the descriptor limit */
+START_TEST(test_predict_clients_bad_input)
+{
+	char *a1[] = { (char *)tu_bin("displace"), "predict", "tcp", "--sizes", "1000", "--clients", "0,4",
+		       "--compute", "20", NULL };
+	tu_expect_error(2, "invalid value '0,4' for --clients", a1);
+	char *a2[] = { (char *)tu_bin("displace"), "predict", "tcp-stream", "--sizes", "1000", "--clients", "4,8",
+		       "--compute", "20", NULL };
+	tu_expect_error(2, "needs a workload that blocks for a reply", a2);
+	char *a3[] = { (char *)tu_bin("displace"), "predict", "tcp", "--sizes", "1000", "--clients", "4,8",
+		       "--compute", "20", "--window", "4", NULL };
+	tu_expect_error(2, "--window is for the pipelined loop", a3);
+	struct rlimit rl = { 40, 40 };
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	char *a4[] = { (char *)tu_bin("displace"), "predict", "tcp", "--sizes", "1000", "--clients", "4,64",
+		       "--compute", "20", NULL };
+	ck_assert_int_eq(tu_run(a4, out, sizeof out, err, sizeof err), 3);
+	ck_assert_msg(strstr(err, "file descriptors"), "%s", err);
+}
+END_TEST
+
 Suite *predict_suite(void)
 {
 	Suite *s = suite_create("predict");
@@ -361,6 +439,8 @@ Suite *predict_suite(void)
 	tcase_add_checked_fixture(tc, tu_case_dir_setup, tu_case_dir_teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_predict_json_errors_follow_from_its_predictions);
+	tcase_add_test(tc, test_predict_clients_fields_and_bottleneck_check);
+	tcase_add_test(tc, test_predict_clients_bad_input);
 	tcase_add_test(tc, test_predict_csv_row_per_size_and_plot);
 	tcase_add_test(tc, test_predict_table_shows_no_nan_and_unwritable_plot_exits_3_first);
 	tcase_add_test(tc, test_predict_says_when_another_process_holds_the_cpu);

@@ -29,10 +29,10 @@ START_TEST(test_woodside_table_3)
 	for (int i = 0; i < 8; i++) {
 		struct summary s;
 		memset(&s, 0, sizeof s);
-		s.tau.mean = s.tau_robust.mean = 1e9 / t3[i][1];
+		s.tau.mean = s.est[SUM_ROBUST].mean = s.est[SUM_OFFCPU].mean = s.est[SUM_CLASSIC].mean = 1e9 / t3[i][1];
 		for (int k = 0; k < EST_NSRC; k++)
 			s.os[k].mean = 1e9 / t3[i][3];
-		struct pred_sat sat[3] = { { t3[i][0], 1 }, { t3[i][0], 1 }, { t3[i][0], 1 } };
+		struct pred_sat sat[3] = { { t3[i][0], 1, NAN }, { t3[i][0], 1, NAN }, { t3[i][0], 1, NAN } };
 		struct pred_in in = { .c_ns = 0, .scost = &s, .sat = sat, .nsat = 3 };
 		struct pred_out o;
 		pred_compute(&in, &o);
@@ -54,8 +54,8 @@ static void rounds(struct est_run *r, const double *cost_ns, size_t n)
 	memset(r, 0, 2 * n * sizeof *r);
 	for (size_t j = 0; j < n; j++) {
 		r[2 * j].ops = 1000;
-		r[2 * j].t_put_ns = r[2 * j].t_put_robust_ns = 1e6 + 1000 * cost_ns[j];
-		r[2 * j + 1].t_put_ns = r[2 * j + 1].t_put_robust_ns = 1e6;
+		r[2 * j].t_put_ns = r[2 * j].t_put_robust_ns = r[2 * j].t_put_offcpu_ns = 1e6 + 1000 * cost_ns[j];
+		r[2 * j + 1].t_put_ns = r[2 * j + 1].t_put_robust_ns = r[2 * j + 1].t_put_offcpu_ns = 1e6;
 		for (int k = 0; k < EST_NSRC; k++) {
 			r[2 * j].os_ns[k] = 1000 * cost_ns[j];
 			r[2 * j + 1].os_ns[k] = 0;
@@ -76,10 +76,10 @@ START_TEST(test_pooled_throughput_and_paired_ci)
 	rounds(r, cost, 2);
 	struct summary s;
 	memset(&s, 0, sizeof s);
-	s.tau.mean = s.tau_robust.mean = 105e3;
+	s.tau.mean = s.est[SUM_ROBUST].mean = s.est[SUM_OFFCPU].mean = s.est[SUM_CLASSIC].mean = 105e3;
 	for (int k = 0; k < EST_NSRC; k++)
 		s.os[k].mean = 105e3;
-	struct pred_sat sat[2] = { { 1e9 / 105e3, 0.99 }, { 1e9 / 115.5e3, NAN } };
+	struct pred_sat sat[2] = { { 1e9 / 105e3, 0.99, NAN }, { 1e9 / 115.5e3, NAN, NAN } };
 	struct pred_in in = { .c_ns = 50e3, .cost = r, .ncost = 4, .scost = &s, .sat = sat, .nsat = 2 };
 	struct pred_out o;
 	pred_compute(&in, &o);
@@ -105,8 +105,8 @@ START_TEST(test_rounds_left_out)
 	rounds(r, cost, 3);
 	struct summary s;
 	memset(&s, 0, sizeof s);
-	s.tau.mean = s.tau_robust.mean = 100e3;
-	struct pred_sat sat[3] = { { 1e4, 1 }, { 5e3, 0.9 }, { 2e3, 1 } };
+	s.tau.mean = s.est[SUM_ROBUST].mean = s.est[SUM_OFFCPU].mean = s.est[SUM_CLASSIC].mean = 100e3;
+	struct pred_sat sat[3] = { { 1e4, 1, NAN }, { 5e3, 0.9, NAN }, { 2e3, 1, NAN } };
 	struct pred_in in = { .c_ns = 0, .cost = r, .ncost = 6, .scost = &s, .sat = sat, .nsat = 3 };
 	struct pred_out o;
 	r[4].outlier = 1;
@@ -115,7 +115,7 @@ START_TEST(test_rounds_left_out)
 	ck_assert_uint_eq(o.tput.n, 1);
 	ck_assert_double_eq_tol(o.tput.mean, 1e4, 1e-9);
 	ck_assert(!pred_saturated(&sat[1]));
-	ck_assert(pred_saturated(&(struct pred_sat){ 1, NAN }));
+	ck_assert(pred_saturated(&(struct pred_sat){ 1, NAN, NAN }));
 	/* none kept: no measurement, the predictions alone */
 	sat[0].share = 0.5;
 	pred_compute(&in, &o);
@@ -131,15 +131,16 @@ START_TEST(test_no_prediction_below_the_compute)
 	struct summary s;
 	memset(&s, 0, sizeof s);
 	s.tau.mean = 40e3;
-	s.tau_robust.mean = 60e3;
+	s.est[SUM_ROBUST].mean = 60e3;
+	s.est[SUM_OFFCPU].mean = s.est[SUM_CLASSIC].mean = 40e3;
 	for (int k = 0; k < EST_NSRC; k++)
 		s.os[k].mean = 30e3;
-	struct pred_sat sat[1] = { { 2e4, 1 } };
+	struct pred_sat sat[1] = { { 2e4, 1, NAN } };
 	struct pred_in in = { .c_ns = 50e3, .scost = &s, .sat = sat, .nsat = 1 };
 	struct pred_out o;
 	pred_compute(&in, &o);
 	ck_assert(isnan(o.pred[PRED_DISPLACEMENT]));
-	ck_assert_double_eq_tol(o.pred[PRED_DRIFT_ROBUST], 1e9 / 60e3, 1e-9);
+	ck_assert_double_eq_tol(o.pred[PRED_EST + SUM_ROBUST], 1e9 / 60e3, 1e-9);
 	ck_assert_double_eq_tol(o.pred[PRED_OS + SRC_PROCSTAT], 1e9 / 30e3, 1e-9);
 	ck_assert(pred_below_c(50e3, 40e3));
 	ck_assert(!pred_below_c(50e3, 50e3));
@@ -151,9 +152,59 @@ START_TEST(test_rounds_for_a_target_and_names)
 	/* 8 rounds at +-3 points; t(0.975, 7) = 2.3646: 8 (3 / 1.5 x 2 / 2.3646)^2 = 22.9 -> 23 */
 	ck_assert_double_eq(pred_rounds_for(3, 1.5, 8), 23);
 	ck_assert_str_eq(pred_name(PRED_DISPLACEMENT), "displacement");
-	ck_assert_str_eq(pred_key(PRED_DRIFT_ROBUST), "drift_robust");
+	ck_assert_str_eq(pred_key(PRED_EST + SUM_ROBUST), "drift_robust");
+	ck_assert_str_eq(pred_key(PRED_EST + SUM_OFFCPU), "off_cpu");
+	ck_assert(pred_is_displacement(PRED_EST + SUM_CLASSIC));
+	ck_assert(!pred_is_displacement(PRED_OS));
 	ck_assert_str_eq(pred_name(PRED_OS + SRC_GETRUSAGE), "getrusage");
 	ck_assert_str_eq(pred_key(PRED_OS + SRC_TASK_CLOCK), "task_clock");
+}
+END_TEST
+
+/*
+ * K clients: the cost is the blocking operation alone and round j adds the
+ * c it measured; a round whose peer CPU was 90 % busy is left out (the
+ * bottleneck was the peer). Two rounds: 20 us + 50 us, and 22 us + 52 us,
+ * each saturated at exactly that: errors 0, CI 0.
+ */
+START_TEST(test_clients_add_the_compute_of_each_round)
+{
+	const double cost[3] = { 20e3, 22e3, 20e3 };
+	struct est_run r[6];
+	rounds(r, cost, 3);
+	struct summary s;
+	memset(&s, 0, sizeof s);
+	s.tau.mean = 21e3;
+	for (int k = 0; k < SUM_NEST; k++)
+		s.est[k].mean = 21e3;
+	for (int k = 0; k < EST_NSRC; k++)
+		s.os[k].mean = 10e3;
+	double add[3] = { 50e3, 52e3, 50e3 };
+	struct pred_sat sat[3] = { { 1e9 / 70e3, 1, 0.3 }, { 1e9 / 74e3, 0.99, 0.4 }, { 1e9 / 70e3, 1, 0.95 } };
+	struct pred_in in = { .c_ns = 50e3, .add_ns = add, .cost = r, .ncost = 6, .scost = &s, .sat = sat, .nsat = 3 };
+	struct pred_out o;
+	pred_compute(&in, &o);
+	ck_assert_uint_eq(o.nunsat, 1);
+	ck_assert(!pred_saturated(&sat[2]));
+	/* kept: rounds 0 and 1; mean c 51 us; predicted 1 / (21 + 51) us */
+	ck_assert_double_eq_tol(o.pred[PRED_DISPLACEMENT], 1e9 / 72e3, 1e-6);
+	ck_assert_double_eq_tol(o.tput.mean, 1e9 / 72e3, 1e-6);
+	ck_assert_double_eq_tol(o.err_pct[PRED_DISPLACEMENT], 0, 1e-9);
+	ck_assert_double_eq_tol(o.err_ci[PRED_DISPLACEMENT], 0, 1e-9);
+	/* an OS source half the cost: 1 / (10 + 51) us, 18 % high */
+	ck_assert_double_eq_tol(o.err_pct[PRED_OS + SRC_TASK_CLOCK], 100 * (72.0 / 61 - 1), 1e-9);
+	/* a cost below c is no starvation here: c is not in it */
+	ck_assert(isfinite(o.pred[PRED_EST + SUM_OFFCPU]));
+}
+END_TEST
+
+START_TEST(test_k_spread_is_half_the_range)
+{
+	const double t[3] = { 9800, 10000, 10200 };
+	ck_assert_double_eq_tol(pred_k_spread(t, 3), 2.0, 1e-9);
+	const double one[2] = { 10000, NAN };
+	ck_assert(isnan(pred_k_spread(one, 2)));
+	ck_assert(isnan(pred_k_spread(t, 1)));
 }
 END_TEST
 
@@ -166,6 +217,8 @@ Suite *predict_math_suite(void)
 	tcase_add_test(tc, test_rounds_left_out);
 	tcase_add_test(tc, test_no_prediction_below_the_compute);
 	tcase_add_test(tc, test_rounds_for_a_target_and_names);
+	tcase_add_test(tc, test_clients_add_the_compute_of_each_round);
+	tcase_add_test(tc, test_k_spread_is_half_the_range);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -256,11 +256,66 @@ START_TEST(test_reads_the_real_proc_files)
 }
 END_TEST
 
+/* /proc/interrupts summed per CPU: devices (numbered lines), IPIs (RES, CAL, TLB), the local timer */
+START_TEST(test_interrupts_sums_by_kind)
+{
+	const char *text = "           CPU0       CPU1       \n"
+			   " 24:          1          0  IO-APIC   5-edge      ACPI:Ged\n"
+			   " 41:       2967          4 PCI-MSIX-0000:00:04.0   1-edge      virtio3-rx\n"
+			   "NMI:          0          0   Non-maskable interrupts\n"
+			   "LOC:     931588     726528   Local timer interrupts\n"
+			   "RES:    1736780     312161   Rescheduling interrupts\n"
+			   "CAL:     214176    4316281   Function call interrupts\n"
+			   "TLB:          3          0   TLB shootdowns\n"
+			   "ERR:          0\n"
+			   "MIS:          0\n";
+	struct procfs_interrupts s;
+	ck_assert_int_eq(procfs_parse_interrupts(text, &s), 0);
+	ck_assert_int_eq(s.ncpu, 2);
+	ck_assert_uint_eq(s.dev[0], 2968);
+	ck_assert_uint_eq(s.dev[1], 4);
+	ck_assert_uint_eq(s.ipi[0], 1736780 + 214176 + 3);
+	ck_assert_uint_eq(s.ipi[1], 312161 + 4316281);
+	ck_assert_uint_eq(s.timer[1], 726528);
+	ck_assert_int_eq(procfs_parse_interrupts("no header", &s), -EBADMSG);
+	ck_assert_int_eq(procfs_parse_interrupts("  CPU0 CPU1\nRES: 1\n", &s), -EBADMSG);
+}
+END_TEST
+
+/* /proc/timer_list: exact idle time per CPU, with the open idle period of a CPU idle at the reading */
+START_TEST(test_timer_list_idle_time)
+{
+	const char *text = "Timer List Version: v0.10\n"
+			   "now at 5000 nsecs\n"
+			   "\n"
+			   "cpu: 0\n"
+			   "  .idle_entrytime : 4000 nsecs\n"
+			   "  .idle_exittime  : 3000 nsecs\n"
+			   "  .idle_sleeptime : 1000 nsecs\n"
+			   "cpu: 1\n"
+			   "  .idle_entrytime : 2000 nsecs\n"
+			   "  .idle_exittime  : 4500 nsecs\n"
+			   "  .idle_sleeptime : 700 nsecs\n";
+	struct procfs_idle s;
+	ck_assert_int_eq(procfs_parse_timer_list(text, &s), 0);
+	ck_assert_int_eq(s.ncpu, 2);
+	ck_assert_uint_eq(s.now_ns, 5000);
+	/* CPU 0 idle since 4000: 1000 + 1000 */
+	ck_assert_int_eq(procfs_idle_ns(&s, 0), 2000);
+	/* CPU 1 busy since 4500 */
+	ck_assert_int_eq(procfs_idle_ns(&s, 1), 700);
+	ck_assert_int_eq(procfs_idle_ns(&s, 2), -1);
+	ck_assert_int_eq(procfs_parse_timer_list("cpu: 0\n", &s), -EBADMSG);
+}
+END_TEST
+
 Suite *procfs_suite(void)
 {
 	Suite *s = suite_create("procfs");
 	TCase *tc = tcase_create("parsers");
 	tcase_add_test(tc, test_stat_parses_per_cpu_fields_including_steal);
+	tcase_add_test(tc, test_interrupts_sums_by_kind);
+	tcase_add_test(tc, test_timer_list_idle_time);
 	tcase_add_test(tc, test_stat_parses_total_line_and_counters);
 	tcase_add_test(tc, test_stat_rejects_malformed_text);
 	tcase_add_test(tc, test_softirqs_net_rows_per_cpu);

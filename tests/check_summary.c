@@ -38,7 +38,7 @@ static void synthetic_pairs(struct est_run *runs, const double *tau_ns,
 START_TEST(test_summary_flags_a_pair_with_other_work_in_it)
 {
 	const int cpu0 = 0;
-	struct sum_opts o = { .fit = 1, .ops = 1000, .ncpu = 1, .cpu_id = &cpu0 };
+	struct sum_opts o = { .estimator = SUM_CLASSIC, .fit = 1, .ops = 1000, .ncpu = 1, .cpu_id = &cpu0 };
 	struct est_run runs[2 * NPAIRS];
 	struct summary sum;
 	memset(runs, 0, sizeof runs);
@@ -97,7 +97,7 @@ END_TEST
 START_TEST(test_fit_gives_slope_and_intercept_of_each_pair)
 {
 	const int cpus[2] = { 0, 1 };
-	struct sum_opts o = { .fit = 1, .ops = 1000, .ncpu = 2, .cpu_id = cpus };
+	struct sum_opts o = { .estimator = SUM_CLASSIC, .fit = 1, .ops = 1000, .ncpu = 2, .cpu_id = cpus };
 	struct est_run r[4];
 	memset(r, 0, sizeof r);
 	const double tau[2] = { 100e3, 104e3 };
@@ -132,7 +132,7 @@ START_TEST(test_fit_gives_slope_and_intercept_of_each_pair)
 	ck_assert_double_eq_tol(s.tau.mean, 102e3, 1e-6);
 	/* sd of {100, 104} us is 2 sqrt(2) us; t(0.975, 1) = 12.706 */
 	ck_assert_double_eq_tol(s.tau.ci_half, 12.7062 * 2 * M_SQRT2 * 1e3 / M_SQRT2, 1.0);
-	ck_assert_double_eq_tol(s.tau_robust.mean, 101e3, 1e-6);
+	ck_assert_double_eq_tol(s.est[SUM_ROBUST].mean, 101e3, 1e-6);
 	ck_assert_double_eq_tol(s.startup_ns, 2e6, 1e-3);
 	ck_assert_double_eq_tol(s.e_start_ns, 2e6 / 1000, 1e-6);
 	/* per pair: (600 + 300) / 750; sqrt(400^2 + 300^2) / 750; (75 + 75) / 750 */
@@ -157,7 +157,7 @@ END_TEST
 START_TEST(test_no_fit_divides_each_run_and_null_runs_give_startup)
 {
 	const int cpu0 = 3;
-	struct sum_opts o = { .fit = 0, .ops = 100, .ncpu = 1, .cpu_id = &cpu0 };
+	struct sum_opts o = { .estimator = SUM_CLASSIC, .fit = 0, .ops = 100, .ncpu = 1, .cpu_id = &cpu0 };
 	struct est_run r[5];
 	memset(r, 0, sizeof r);
 	const double t[5] = { 10e6, 11e6, 12e6, 1e6, 3e6 };
@@ -211,6 +211,145 @@ START_TEST(test_fluid_share_is_one_when_unknown)
 }
 END_TEST
 
+/*
+ * The default estimator: off-CPU, when every run has it; the held time is
+ * classic less off-CPU; counts of interrupts are per op of all the runs;
+ * a run that lacks off-CPU makes the result classic.
+ */
+START_TEST(test_off_cpu_is_the_result_when_every_run_has_it)
+{
+	const int cpu0 = 0;
+	struct sum_opts o = { .estimator = SUM_OFFCPU, .fit = 1, .ops = 1000, .ncpu = 1, .cpu_id = &cpu0 };
+	struct est_run r[4];
+	memset(r, 0, sizeof r);
+	for (int i = 0; i < 4; i++) {
+		r[i].ops = i % 2 ? 250 : 1000;
+		r[i].t_put_offcpu_ns = r[i].cpu_offcpu_ns[0] = 1e6 + 20e3 * (double)r[i].ops;
+		r[i].t_put_ns = r[i].cpu_t_put_ns[0] = 1e6 + 50e3 * (double)r[i].ops; /* 30 us an op held */
+		r[i].t_put_robust_ns = r[i].t_put_ns;
+		r[i].ipi[0] = (double)r[i].ops;
+		for (int k = 0; k < EST_NSRC; k++)
+			r[i].os_ns[k] = 15e3 * (double)r[i].ops;
+	}
+	struct summary s;
+	sum_compute(r, 4, &o, &s);
+	ck_assert_int_eq(s.estimator, SUM_OFFCPU);
+	ck_assert_double_eq_tol(s.tau.mean, 20e3, 1e-6);
+	ck_assert_double_eq_tol(s.est[SUM_CLASSIC].mean, 50e3, 1e-6);
+	ck_assert_double_eq_tol(s.held.mean, 30e3, 1e-6);
+	ck_assert_double_eq_tol(s.cpu_tau_ns[0], 20e3, 1e-6);
+	ck_assert_double_eq_tol(s.ipi_per_op[0], 1, 1e-12);
+	ck_assert_double_eq_tol(s.pct[SRC_TASK_CLOCK].mean, -25, 1e-9);
+	ck_assert_double_eq_tol(s.startup_ns, 1e6, 1e-3);
+	r[3].t_put_offcpu_ns = NAN;
+	sum_compute(r, 4, &o, &s);
+	ck_assert_int_eq(s.estimator, SUM_CLASSIC);
+	ck_assert_double_eq_tol(s.tau.mean, 50e3, 1e-6);
+}
+END_TEST
+
+/*
+ * The consistency check: a run whose source bills the PUT so much that
+ * with the fluid's loops it exceeds the fluid's wall time by more than
+ * 1 % breaks it; the fluid's own scheduler time short of its loops too.
+ */
+START_TEST(test_consistency_names_the_clock_that_lies)
+{
+	const int cpu0 = 0;
+	struct sum_opts o = { .estimator = SUM_OFFCPU, .fit = 1, .ops = 1000, .ncpu = 1, .cpu_id = &cpu0 };
+	struct est_run r[2];
+	memset(r, 0, sizeof r);
+	for (int i = 0; i < 2; i++) {
+		r[i].ops = i ? 250 : 1000;
+		/* 89 us an op of wall time: the fluid's loops 35 us an op, the PUT's task-clock 15, its schedstat 63 */
+		r[i].t2_ns = 89e3 * (double)r[i].ops;
+		r[i].l2 = 35e3 * (double)r[i].ops;
+		r[i].tau0_ns = 1;
+		r[i].os_ns[SRC_TASK_CLOCK] = 15e3 * (double)r[i].ops;
+		r[i].os_ns[SRC_SCHEDSTAT] = r[i].os_ns[SRC_GETRUSAGE] = 63e3 * (double)r[i].ops;
+		r[i].os_ns[SRC_PROCSTAT] = 200e3 * (double)r[i].ops; /* /proc/stat is not checked: it counts others too */
+		r[i].fluid_cpu_ns = 22e3 * (double)r[i].ops; /* 13 us an op short of its loops */
+	}
+	struct summary s;
+	sum_compute(r, 2, &o, &s);
+	ck_assert(!sum_clock_lies(&s, SRC_TASK_CLOCK));
+	ck_assert_double_eq(s.clock_lie_frac[SRC_TASK_CLOCK], 0);
+	ck_assert(sum_clock_lies(&s, SRC_SCHEDSTAT));
+	ck_assert(sum_clock_lies(&s, SRC_GETRUSAGE));
+	ck_assert_double_eq_tol(s.clock_excess_ns[SRC_SCHEDSTAT], 9e3, 1e-6);
+	ck_assert(isnan(s.clock_lie_frac[SRC_PROCSTAT]));
+	ck_assert_double_eq(s.fluid_underbilled_frac, 1);
+	ck_assert_double_eq_tol(s.fluid_underbilled_ns, 13e3, 1e-6);
+	/* within 1 %: noise, not a lie */
+	for (int i = 0; i < 2; i++)
+		r[i].os_ns[SRC_SCHEDSTAT] = (89e3 - 35e3 + 0.5e3) * (double)r[i].ops;
+	sum_compute(r, 2, &o, &s);
+	ck_assert(!sum_clock_lies(&s, SRC_SCHEDSTAT));
+}
+END_TEST
+
+/* the perturbation check: pair j beside the fluid against alone run j, per op, paired */
+START_TEST(test_perturbation_pairs_each_estimate_with_its_alone_run)
+{
+	const int cpu0 = 0;
+	struct est_alone alone[2] = { { 100, 100 * 32e3, 100 * 15e3 }, { 100, 100 * 30e3, 100 * 14e3 } };
+	struct sum_opts o = { .estimator = SUM_CLASSIC, .fit = 1, .ops = 400, .ncpu = 1, .cpu_id = &cpu0,
+			      .alone = alone, .nalone = 2 };
+	struct est_run r[4];
+	memset(r, 0, sizeof r);
+	for (int i = 0; i < 4; i++) {
+		r[i].ops = i % 2 ? 100 : 400;
+		r[i].t_put_ns = 1e4 * (double)r[i].ops;
+		/* pair 0: wall 80 us an op, own CPU 15.75 (+5 %); pair 1: 75 and 14.7 (+5 %) */
+		r[i].put_wall_ns = (i < 2 ? 80e3 : 75e3) * (double)r[i].ops;
+		r[i].os_ns[SRC_TASK_CLOCK] = (i < 2 ? 15.75e3 : 14.7e3) * (double)r[i].ops;
+	}
+	struct summary s;
+	sum_compute(r, 4, &o, &s);
+	ck_assert_uint_eq(s.perturb.n, 2);
+	ck_assert_double_eq_tol(s.perturb.cpu_change.mean, 5, 1e-9);
+	ck_assert_double_eq_tol(s.perturb.cpu_change.ci_half, 0, 1e-9);
+	ck_assert_double_eq_tol(s.perturb.wall_change.mean, (150 + 150) / 2.0, 1e-9);
+	ck_assert_double_eq_tol(s.perturb.cpu_alone.mean, 14.5e3, 1e-9);
+	ck_assert_double_eq_tol(s.perturb.wall_corun.mean, 77.5e3, 1e-9);
+	/* no alone runs: nothing to say */
+	o.nalone = 0;
+	sum_compute(r, 4, &o, &s);
+	ck_assert_uint_eq(s.perturb.n, 0);
+}
+END_TEST
+
+/*
+ * The normalised cost: each run's result times tau0_ref / tau0 of the run.
+ * Pair 1 ran on a CPU 10 % slower (tau0 1.1 against 1.0), and its PUT cost
+ * 10 % more: normalised, both pairs cost the same.
+ */
+START_TEST(test_normalised_cost_cancels_the_cpu_speed)
+{
+	const int cpu0 = 0;
+	struct sum_opts o = { .estimator = SUM_OFFCPU, .fit = 1, .ops = 1000, .ncpu = 1, .cpu_id = &cpu0,
+			      .tau0_ref_ns = 1.0 };
+	struct est_run r[4];
+	memset(r, 0, sizeof r);
+	for (int i = 0; i < 4; i++) {
+		double speed = i < 2 ? 1.0 : 1.1;
+		r[i].ops = i % 2 ? 250 : 1000;
+		r[i].tau0_ns = speed;
+		r[i].t_put_offcpu_ns = r[i].t_put_ns = speed * (1e6 + 20e3 * (double)r[i].ops);
+	}
+	struct summary s;
+	sum_compute(r, 4, &o, &s);
+	ck_assert_double_eq_tol(s.tau.mean, 21e3, 1e-6);
+	ck_assert_double_eq_tol(s.tau.sd, 1e3 * M_SQRT2, 1e-6);
+	ck_assert_double_eq_tol(s.norm.mean, 20e3, 1e-6);
+	ck_assert_double_eq_tol(s.norm.sd, 0, 1e-6);
+	ck_assert_double_eq(s.tau0_ref_ns, 1.0);
+	o.tau0_ref_ns = 0;
+	sum_compute(r, 4, &o, &s);
+	ck_assert(isnan(s.norm.mean));
+}
+END_TEST
+
 Suite *summary_suite(void)
 {
 	Suite *s = suite_create("summary");
@@ -220,6 +359,10 @@ Suite *summary_suite(void)
 	tcase_add_test(tc, test_no_fit_divides_each_run_and_null_runs_give_startup);
 	tcase_add_test(tc, test_small_ops_is_a_quarter_or_a_null_run);
 	tcase_add_test(tc, test_fluid_share_is_one_when_unknown);
+	tcase_add_test(tc, test_off_cpu_is_the_result_when_every_run_has_it);
+	tcase_add_test(tc, test_consistency_names_the_clock_that_lies);
+	tcase_add_test(tc, test_perturbation_pairs_each_estimate_with_its_alone_run);
+	tcase_add_test(tc, test_normalised_cost_cancels_the_cpu_speed);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -92,9 +92,17 @@ if [ "${#cpus[@]}" -ge 2 ]; then
 	mapfile -t more < <(printf "${cpus[0]},%s\n" "${cpus[@]:1}")
 	offers_exactly "--cpus after a comma" displace measure spin --cpus "${cpus[0]}," :: "${more[@]}"
 fi
-offers_exactly "--fluid-sched" displace measure --fluid-sched "" :: idle nice normal
-offers_exactly "--fluid-sched=" displace calibrate --fluid-sched = "" :: idle nice normal
-offers_exactly "plan --method" displace plan --method "" :: beilner chan danzig
+# the closed sets are the values the binary's usage error lists for a bad one: "(a, b or c)"
+listed() {
+	displace "$@" x 2>&1 | sed -n '1s/.*(\(.*\))$/\1/p' | sed 's/, / /g; s/ or / /' | tr ' ' '\n'
+}
+mapfile -t values < <(listed measure --fluid-sched)
+offers_exactly "--fluid-sched" displace measure --fluid-sched "" :: "${values[@]}"
+offers_exactly "--fluid-sched=" displace calibrate --fluid-sched = "" :: "${values[@]}"
+mapfile -t values < <(listed plan --method)
+offers_exactly "plan --method" displace plan --method "" :: "${values[@]}"
+mapfile -t values < <(listed measure --estimator)
+offers_exactly "--estimator" displace sweep tcp --estimator "" :: "${values[@]}"
 offers_exactly "a duration" displace measure spin --run-time "" ::
 # files: --csv, and ticks's CSV file
 touch "$tmp/ticks.csv" "$tmp/other.txt"

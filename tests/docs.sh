@@ -71,6 +71,27 @@ for w in $("$BIN/put" --list); do
 	if section WORKLOADS | grep -qE "^     $w( |\$)"; then ok; else bad "WORKLOADS does not list $w"; fi
 done
 
+# FILES shows the CSV headers README.md shows: the store's, measure's and predict's
+readme="$(dirname "$0")/../README.md"
+readme_header() {
+	awk -v h="$1" 'index($0, h) == 1 { f = 1; next }
+		f && /^```/ { if (inb) exit; inb = 1; next }
+		inb { printf "%s", $0 } END { print "" }' "$readme" | tr -d ' '
+}
+# page_header N: the Nth literal block of the page's FILES section, joined
+page_header() {
+	awk -v n="$1" '/^\.Sh FILES/ { f = 1 } /^\.Sh EXIT/ { f = 0 }
+		f && /^\.Bd -literal/ { k++; inb = (k == n); next }
+		inb && /^\.Ed/ { exit } inb { printf "%s", $0 } END { print "" }' "$page"
+}
+k=0
+for h in "### The calibration store" "### Results of measure and sweep" "### Results of predict"; do
+	k=$((k + 1))
+	if [ "$(page_header $k)" = "$(readme_header "$h")" ] && [ -n "$(page_header $k)" ]; then ok; else
+		bad "FILES: the header after README's '$h' differs: $(page_header $k) vs $(readme_header "$h")"
+	fi
+done
+
 # the version in the page's footer, and the package's, is the binary's
 v=$("$D" --version | sed 's/^displace //')
 if grep -qx ".Os displace $v" "$page"; then ok; else bad "the page's .Os is not 'displace $v'"; fi
