@@ -277,13 +277,8 @@ has err "at most 100000000 operations" "put --op-times too many"
 # and a figure is checked only loosely, and not at all when displace itself
 # said that another process held the measured CPU.
 quick="--run-time 50ms --calib-time 50ms"
-readme="$(dirname "$0")/../README.md"
-# readme_header HEADING: the CSV header README.md shows in the block after HEADING, joined
-readme_header() {
-	awk -v h="$1" 'index($0, h) == 1 { f = 1; next }
-		f && /^```/ { if (inb) exit; inb = 1; next }
-		inb { printf "%s", $0 } END { print "" }' "$readme"
-}
+# shellcheck source=tests/readme.sh
+. "$(dirname "$0")/readme.sh"
 # count_rows FILE KIND [SIZE]: rows of kind KIND (and size_bytes SIZE) in a --csv file
 count_rows() {
 	awk -F, -v k="$2" -v s="${3-}" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }

@@ -72,12 +72,8 @@ for w in $("$BIN/put" --list); do
 done
 
 # FILES shows the CSV headers README.md shows: the store's, measure's and predict's
-readme="$(dirname "$0")/../README.md"
-readme_header() {
-	awk -v h="$1" 'index($0, h) == 1 { f = 1; next }
-		f && /^```/ { if (inb) exit; inb = 1; next }
-		inb { printf "%s", $0 } END { print "" }' "$readme" | tr -d ' '
-}
+# shellcheck source=tests/readme.sh
+. "$(dirname "$0")/readme.sh"
 # page_header N: the Nth literal block of the page's FILES section, joined
 page_header() {
 	awk -v n="$1" '/^\.Sh FILES/ { f = 1 } /^\.Sh EXIT/ { f = 0 }
@@ -87,7 +83,7 @@ page_header() {
 k=0
 for h in "### The calibration store" "### Results of measure and sweep" "### Results of predict"; do
 	k=$((k + 1))
-	if [ "$(page_header $k)" = "$(readme_header "$h")" ] && [ -n "$(page_header $k)" ]; then ok; else
+	if [ "$(page_header $k)" = "$(readme_header "$h" | tr -d ' ')" ] && [ -n "$(page_header $k)" ]; then ok; else
 		bad "FILES: the header after README's '$h' differs: $(page_header $k) vs $(readme_header "$h")"
 	fi
 done
