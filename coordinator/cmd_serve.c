@@ -21,6 +21,11 @@ static void serve_error(const char *msg)
 	msg_error("%s", msg);
 }
 
+static void serve_warn(const char *msg)
+{
+	msg_warn("%s", msg);
+}
+
 static void serve_usage_error(const char *msg, bool unknown_option)
 {
 	(void)unknown_option;
@@ -42,6 +47,7 @@ int cmd_serve(int argc, char **argv)
 		.die_with_parent = false,
 		.log = serve_log,
 		.error = serve_error,
+		.warn = serve_warn,
 		.usage_error = serve_usage_error,
 	};
 	return serve_main(argc, argv, -1, &front);

@@ -225,15 +225,54 @@ int exp_run_fluids(struct exp_env *e, const struct cli_cpus *cpus, const struct 
  * put's report, or why there is none: its exit status (128 + signal) in
  * *status, its first stderr line in line. 0, -ECHILD or -EBADMSG.
  */
-static int collect_put(struct child *p, struct put_report *rep, int *status, char *line1, size_t line1len, char *err,
-		       size_t errlen)
+/*
+ * The local peer has exited: say so in buf, with its status. A client of
+ * a dead peer only sees "connection refused"; this says why.
+ */
+static int peer_gone(struct exp_env *e, char *buf, size_t len)
+{
+	char st[64];
+	if (!e->peer)
+		return 0;
+	uv_run(&e->loop, UV_RUN_NOWAIT); /* an exit not yet reaped */
+	if (e->peer->running)
+		return 0;
+	child_status_text(e->peer, st, sizeof st);
+	snprintf(buf, len, "the local peer 'put serve' (pid %d) exited (%s)", e->peer->proc.pid, st);
+	return 1;
+}
+
+/*
+ * Before a run: the local peer is gone, so no put could reach it; -ECHILD
+ * with the message, and *put_exit as for a put that cannot reach its
+ * peer (3: a resource is gone). 0 if it runs (or there is none).
+ */
+static int peer_check(struct exp_env *e, int *put_exit, char *err, size_t errlen)
+{
+	char gone[160];
+	if (!peer_gone(e, gone, sizeof gone))
+		return 0;
+	snprintf(err, errlen, "%s: no run can reach it", gone);
+	*put_exit = 3;
+	return -ECHILD;
+}
+
+static int collect_put(struct exp_env *e, struct child *p, struct put_report *rep, int *status, char *line1,
+		       size_t line1len, char *err, size_t errlen)
 {
 	*status = p->term_signal ? 128 + p->term_signal : (int)p->exit_status;
 	if (*status) {
+		char st[64], gone[160];
 		child_first_err_line(p, line1, line1len);
-		char st[64];
 		child_status_text(p, st, sizeof st);
-		snprintf(err, errlen, "the process under test failed (%s)%s%s", st, line1[0] ? ": " : "", line1);
+		if (peer_gone(e, gone, sizeof gone)) {
+			snprintf(err, errlen, "%s, so the process under test failed (%s)%s%s", gone, st,
+				 line1[0] ? ": " : "", line1);
+			*status = 3; /* whatever put made of it, the cause is a resource gone */
+		} else {
+			snprintf(err, errlen, "the process under test failed (%s)%s%s", st, line1[0] ? ": " : "",
+				 line1);
+		}
 		return -ECHILD;
 	}
 	char why[128];
@@ -339,6 +378,8 @@ int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_coru
 	memset(r, 0, sizeof *r);
 	if (e->interrupted)
 		return -EINTR;
+	if ((rc = peer_check(e, &r->put_exit, err, errlen)))
+		return rc;
 	cr.e = e;
 	cr.s = s;
 	cr.r = r;
@@ -402,7 +443,7 @@ int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_coru
 		rc = -ETIMEDOUT;
 	}
 	if (!rc && cr.put_started)
-		rc = collect_put(&cr.put, &r->put, &r->put_exit, r->put_error, sizeof r->put_error, err, errlen);
+		rc = collect_put(e, &cr.put, &r->put, &r->put_exit, r->put_error, sizeof r->put_error, err, errlen);
 	r->nfluid = cr.nfluid;
 	for (int i = 0; i < cr.nfluid && !rc; i++)
 		rc = collect_fluid(&cr.fluids[i], &r->fluid[i], err, errlen);
@@ -483,6 +524,8 @@ int exp_clients(struct exp_env *e, const struct exp_clients_spec *s, struct exp_
 		snprintf(err, errlen, "%d clients: 1 to %d", s->k, EXP_MAX_CLIENTS);
 		return -EINVAL;
 	}
+	if ((rc = peer_check(e, &r->put_exit, err, errlen)))
+		return rc;
 	/* every client waits after its set-up for the same start, so that all of them run the whole time */
 	char *argv[64], start_arg[48];
 	uint64_t start_mono = dclock_mono_ns() + EXP_CLIENTS_START_NS;
@@ -529,7 +572,7 @@ int exp_clients(struct exp_env *e, const struct exp_clients_spec *s, struct exp_
 	uint64_t first = UINT64_MAX, last = 0;
 	for (int i = 0; i < cl.n && !rc; i++) {
 		struct put_report rep;
-		rc = collect_put(&cl.kids[i], &rep, &r->put_exit, r->put_error, sizeof r->put_error, err, errlen);
+		rc = collect_put(e, &cl.kids[i], &rep, &r->put_exit, r->put_error, sizeof r->put_error, err, errlen);
 		if (rc)
 			break;
 		r->ops += rep.ops;

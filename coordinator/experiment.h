@@ -21,6 +21,7 @@ struct exp_env {
 	struct child *active[EXP_MAX_CPUS + 64 + 4]; /* fluids, or clients (EXP_MAX_CLIENTS), and put and the peer */
 	int nactive;
 	int coordinator_cpu;    /* where the coordinator pinned itself, -1 if not */
+	struct child *peer;     /* the local peer while it runs (peer.c): a failed run says if it died */
 };
 
 struct exp_fluid_opts {
@@ -78,7 +79,8 @@ struct exp_corun_result {
  * exp_corun - step 2: start the fluids, wait the lead-in, run put, wait the
  * lead-out, stop the fluids; /proc/stat and /proc/softirqs around it all.
  * 0; -EINTR if interrupted; -ECHILD if put failed (r->put_exit and
- * r->put_error say how); -ETIMEDOUT; or -errno with a message in err.
+ * r->put_error say how) or the local peer (e->peer) exited, which err
+ * then names first; -ETIMEDOUT; or -errno with a message in err.
  */
 int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_corun_result *r, char *err, size_t errlen);
 
@@ -105,7 +107,8 @@ struct exp_clients_result {
 
 /*
  * exp_clients - run K copies of put at once and wait for them all. 0;
- * -EINTR; -ECHILD if one failed (r->put_exit, r->put_error); -ETIMEDOUT;
+ * -EINTR; -ECHILD if one failed (r->put_exit, r->put_error) or the local
+ * peer exited (err names it); -ETIMEDOUT;
  * -EMFILE when out of file descriptors; or -errno with a message in err.
  */
 int exp_clients(struct exp_env *e, const struct exp_clients_spec *s, struct exp_clients_result *r, char *err,

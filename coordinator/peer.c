@@ -94,6 +94,7 @@ int peer_start(struct exp_env *e, struct peer *p, int cpu, char *err, size_t err
 	}
 	p->c.on_line = on_line;
 	p->started = 1;
+	e->peer = &p->c;
 	uv_timer_start(&w.timer, on_timeout, 10000, 0);
 	/* until it is ready (or gone) the peer's handles keep this loop running */
 	while (!w.ready && !p->c.done && !w.timed_out && !e->interrupted)
@@ -143,6 +144,8 @@ void peer_stop(struct exp_env *e, struct peer *p)
 {
 	if (!p->started)
 		return;
+	if (e->peer == &p->c)
+		e->peer = NULL;
 	child_close_stdin(&p->c);
 	child_kill(&p->c, SIGTERM);
 	/* wait (briefly, with the handles counted again) for it to go */

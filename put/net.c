@@ -35,10 +35,14 @@ void net_hello_encode(uint8_t *out, const struct net_hello *h)
 	out[7] = (uint8_t)h->status;
 	put_be32(out + 8, h->msg_bytes);
 	put_be32(out + 12, h->reply_bytes);
+	put_be32(out + 16, (uint32_t)(h->cookie >> 32));
+	put_be32(out + 20, (uint32_t)h->cookie);
 }
 
-int net_hello_decode(const uint8_t *in, struct net_hello *h)
+int net_hello_decode(const uint8_t *in, size_t len, struct net_hello *h)
 {
+	if (len < NET_HELLO_HEAD_BYTES)
+		return -EMSGSIZE;
 	if (get_be32(in) != NET_HELLO_MAGIC)
 		return -EPROTO;
 	h->version = in[4];
@@ -46,6 +50,7 @@ int net_hello_decode(const uint8_t *in, struct net_hello *h)
 	h->status = (unsigned)in[6] << 8 | in[7];
 	h->msg_bytes = get_be32(in + 8);
 	h->reply_bytes = get_be32(in + 12);
+	h->cookie = len >= NET_HELLO_BYTES ? (uint64_t)get_be32(in + 16) << 32 | get_be32(in + 20) : 0;
 	return 0;
 }
 
@@ -76,6 +81,10 @@ const char *net_hello_status_str(unsigned status)
 		return "reply size out of range";
 	case NET_HELLO_BAD_FORM:
 		return "malformed hello";
+	case NET_HELLO_COOKIE:
+		return "echo the cookie";
+	case NET_HELLO_BUSY:
+		return "busy: it serves as many clients as it takes";
 	default:
 		return "refused for an unknown reason";
 	}
@@ -194,6 +203,16 @@ uint32_t net_addr_udp_max(const struct net_addr *a)
 			return NET_UDP6_MAX_BYTES;
 	}
 	return NET_UDP4_MAX_BYTES;
+}
+
+int net_addr_is_loopback(const struct net_addr *a)
+{
+	if (a->ss.ss_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)&a->ss)->sin_addr.s_addr) >> 24) == 127;
+	if (a->ss.ss_family != AF_INET6)
+		return 0;
+	const struct in6_addr *in6 = &((const struct sockaddr_in6 *)&a->ss)->sin6_addr;
+	return IN6_IS_ADDR_LOOPBACK(in6) || (IN6_IS_ADDR_V4MAPPED(in6) && in6->s6_addr[12] == 127);
 }
 
 void net_sockaddr_format(const struct sockaddr *sa, char *buf, size_t len)
@@ -456,7 +475,7 @@ int net_recv_all(int fd, void *buf, size_t len, uint64_t *calls)
 int net_stream_hello(int fd, uint32_t msg_bytes, uint32_t reply_bytes, char *err, size_t errlen)
 {
 	uint8_t b[NET_HELLO_BYTES];
-	struct net_hello h = { NET_HELLO_VERSION, NET_HELLO, 0, msg_bytes, reply_bytes };
+	struct net_hello h = { NET_HELLO_VERSION, NET_HELLO, 0, msg_bytes, reply_bytes, 0 };
 	uint64_t calls = 0;
 	net_hello_encode(b, &h);
 	int rc = net_send_all(fd, b, sizeof b, &calls);
@@ -464,24 +483,34 @@ int net_stream_hello(int fd, uint32_t msg_bytes, uint32_t reply_bytes, char *err
 		snprintf(err, errlen, "cannot send the hello: %s", strerror(-rc));
 		return rc;
 	}
-	rc = net_recv_all(fd, b, sizeof b, &calls);
+	/* the head first: a peer of another version answers with the head only */
+	rc = net_recv_all(fd, b, NET_HELLO_HEAD_BYTES, &calls);
 	if (rc == -ECONNRESET) {
 		snprintf(err, errlen, "the peer closed the connection without answering the hello "
-				      "(is it 'put serve'?)");
+				      "(is it 'put serve'? a peer at its connection limit closes new ones: see its log)");
 		return rc;
 	}
 	if (rc) {
 		snprintf(err, errlen, "no answer to the hello: %s", rc == -EAGAIN ? "timed out" : strerror(-rc));
 		return rc == -EAGAIN ? -ETIMEDOUT : rc;
 	}
-	if (net_hello_decode(b, &h) || h.kind != NET_ACK) {
+	if (net_hello_decode(b, NET_HELLO_HEAD_BYTES, &h) || h.kind != NET_ACK) {
 		snprintf(err, errlen, "the peer's answer to the hello is not a displace ack (is it 'put serve'?)");
 		return -EPROTO;
 	}
 	if (h.status != NET_HELLO_OK) {
-		snprintf(err, errlen, "the peer refused the hello (%u bytes, reply %u): %s", msg_bytes, reply_bytes,
-			 net_hello_status_str(h.status));
+		if (h.status == NET_HELLO_BAD_VERSION && h.version != NET_HELLO_VERSION)
+			snprintf(err, errlen, "the peer speaks hello version %u, this client %u: run the same displace on both ends",
+				 h.version, NET_HELLO_VERSION);
+		else
+			snprintf(err, errlen, "the peer refused the hello (%u bytes, reply %u): %s", msg_bytes, reply_bytes,
+				 net_hello_status_str(h.status));
 		return -ECONNREFUSED;
+	}
+	rc = net_recv_all(fd, b + NET_HELLO_HEAD_BYTES, NET_HELLO_BYTES - NET_HELLO_HEAD_BYTES, &calls);
+	if (rc) {
+		snprintf(err, errlen, "the peer's ack was cut short: %s", rc == -EAGAIN ? "timed out" : strerror(-rc));
+		return rc == -EAGAIN ? -ETIMEDOUT : rc;
 	}
 	if (h.msg_bytes != msg_bytes || h.reply_bytes != reply_bytes) {
 		snprintf(err, errlen, "the peer acknowledged other sizes (%u, %u)", h.msg_bytes, h.reply_bytes);

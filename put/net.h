@@ -3,17 +3,20 @@
  * hello, the port scheme, addresses, option parsing, and plain blocking
  * send and receive loops. Every function returns 0 or -errno; none prints.
  *
- * The hello (16 bytes, big-endian) starts every stream connection and
- * every udp source address:
+ * The hello (version 2: 24 bytes, big-endian) starts every stream
+ * connection and every udp source address:
  *
  *   offset 0  u32 magic        0x4453504c, "DSPL"
- *          4  u8  version      1
+ *          4  u8  version      2
  *          5  u8  kind         0 hello (client to peer), 1 ack (peer to client)
  *          6  u16 status       0 in a hello; in an ack 0 = accepted, else why not
  *          8  u32 msg_bytes    the size of every message, 1 to 16 MiB (udp: 65507
  *                              over IPv4, 65527 over IPv6)
  *         12  u32 reply_bytes  the size of the reply to each message, 0 to 16 MiB
  *                              (udp: 1 to the udp limit); 0 = no replies
+ *         16  u64 cookie       streams: 0. udp: 0 in a first hello; the peer's
+ *                              ack (status 5) carries a cookie, which the next
+ *                              hello from the same address and port echoes
  *
  * The peer answers with an ack that echoes both sizes. After an accepted
  * hello, a stream carries raw messages of exactly msg_bytes, and the peer
@@ -21,6 +24,17 @@
  * of msg_bytes from that source address is one message and gets one
  * reply datagram. A refused hello gets an ack with a non-zero status, and
  * the peer then closes the connection.
+ *
+ * udp proves the source address before any reply larger than what it
+ * sent: a first hello gets an ack of the same 24 bytes, status 5 and a
+ * cookie (a keyed hash of the address, port, sizes and the time, valid
+ * 30 to 60 s); only a hello that echoes it registers the source, and only
+ * registered sources get replies. A source that sends nothing for the
+ * idle timeout is forgotten; the client then repeats the exchange.
+ *
+ * The first 16 bytes (the head) are the whole hello of version 1. A hello
+ * of another version is answered with a 16-byte ack, status 1, so that a
+ * client or peer of either version can say what is wrong.
  *
  * Ports: one base port P (default 7777). tcp, tcp-stream and udp use P,
  * rpc uses P + 1 (tcp); the unix socket is /tmp/displace-P.sock. Port 0
@@ -34,9 +48,10 @@
 #include <stdio.h>
 #include <sys/socket.h>
 
-#define NET_HELLO_BYTES 16
+#define NET_HELLO_BYTES 24      /* a hello or ack of this version */
+#define NET_HELLO_HEAD_BYTES 16 /* what every version shares: the hello of version 1 */
 #define NET_HELLO_MAGIC 0x4453504cu /* "DSPL" */
-#define NET_HELLO_VERSION 1
+#define NET_HELLO_VERSION 2
 #define NET_MAX_MSG_BYTES (16u << 20)
 #define NET_UDP4_MAX_BYTES 65507u /* 65535 - 20 (IPv4) - 8 (UDP) */
 #define NET_UDP6_MAX_BYTES 65527u /* 65535 - 8: the IPv6 header is not in the payload length */
@@ -53,18 +68,29 @@ enum net_hello_status {
 	NET_HELLO_BAD_VERSION = 1,
 	NET_HELLO_BAD_SIZE = 2,  /* msg_bytes 0 or above the limit */
 	NET_HELLO_BAD_REPLY = 3, /* reply_bytes above the limit */
-	NET_HELLO_BAD_FORM = 4,  /* kind or status not 0 */
+	NET_HELLO_BAD_FORM = 4,  /* kind or status not 0, or a cookie on a stream */
+	NET_HELLO_COOKIE = 5,    /* udp: not refused; send the hello again with the ack's cookie */
+	NET_HELLO_BUSY = 6,      /* the peer serves as many clients as it takes */
 };
 
 struct net_hello {
 	unsigned version, kind, status;
 	uint32_t msg_bytes, reply_bytes;
+	uint64_t cookie;
 };
 
-/* net_hello_encode - write a hello or ack into out[NET_HELLO_BYTES] */
+/*
+ * net_hello_encode - write a hello or ack into out[NET_HELLO_BYTES]; its
+ * first NET_HELLO_HEAD_BYTES are the answer to a hello of another version
+ */
 void net_hello_encode(uint8_t *out, const struct net_hello *h);
-/* net_hello_decode - read 16 bytes; -EPROTO if the magic is wrong (not a displace hello) */
-int net_hello_decode(const uint8_t *in, struct net_hello *h);
+/*
+ * net_hello_decode - read a hello or ack of len bytes: the head, and the
+ * cookie if len reaches NET_HELLO_BYTES (else the cookie is 0). -EPROTO
+ * if the magic is wrong (not a displace hello), -EMSGSIZE if len is
+ * below NET_HELLO_HEAD_BYTES. Extra bytes are not looked at.
+ */
+int net_hello_decode(const uint8_t *in, size_t len, struct net_hello *h);
 /*
  * net_hello_check - the status a peer answers a decoded hello with, given
  * its limits: NET_HELLO_OK or the reason for refusing it
@@ -94,6 +120,11 @@ unsigned net_addr_port(const struct net_addr *a);
 void net_addr_set_port(struct net_addr *a, unsigned port);
 /* net_addr_udp_max - the largest udp payload to or from this address */
 uint32_t net_addr_udp_max(const struct net_addr *a);
+/*
+ * net_addr_is_loopback - an IPv4 address in 127.0.0.0/8, ::1, or
+ * ::ffff:127.x.y.z; a wildcard (0.0.0.0, ::) is not: it listens everywhere
+ */
+int net_addr_is_loopback(const struct net_addr *a);
 /* net_format_addr - "127.0.0.1:7777", "[::1]:7777" or the unix path */
 void net_format_addr(const struct net_addr *a, char *buf, size_t len);
 /* net_sockaddr_format - the same, for a struct sockaddr of any family */

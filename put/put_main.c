@@ -86,6 +86,11 @@ static void serve_error(const char *msg)
 	fprintf(stderr, "put serve: %s\n", msg);
 }
 
+static void serve_warn(const char *msg)
+{
+	fprintf(stderr, "put serve: warning: %s\n", msg);
+}
+
 static void serve_log(void *ctx, const char *line)
 {
 	(void)ctx;
@@ -109,6 +114,7 @@ static const struct serve_main_front serve_front = {
 	.die_with_parent = true,
 	.log = serve_log,
 	.error = serve_error,
+	.warn = serve_warn,
 	.usage_error = serve_usage_error,
 };
 

@@ -5,7 +5,8 @@
  *
  * No portmapper: setup connects a TCP socket to --peer itself, wraps it
  * with clnt_vc_create, and makes one NULLPROC call to check that the peer
- * serves this program. The peer is 'put serve' (put/serve_rpc.c).
+ * serves this program. The peer is 'put serve' (put/serve_stream.c, with
+ * its RPC parser in put/rpc_wire.c).
  */
 #include "put/net.h"
 #include "put/put.h"

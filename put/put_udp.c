@@ -2,6 +2,11 @@
  * put_udp.c - udp: each operation sends one m-byte datagram on a connected
  * UDP socket and blocks for the reply datagram.
  *
+ * The hello proves the source address first (put/net.h): the peer's ack
+ * to the first hello carries a cookie, and the hello sent again with it
+ * is the one accepted. An ack with a cookie that comes later (the peer
+ * forgot this source, or restarted) is answered the same way at once.
+ *
  * Datagrams can be lost, so a reply is awaited for --retry-after (a
  * receive timeout); then the datagram is sent again and the loss counted
  * (udp_lost). Every fifth try in a row repeats the hello too, in case the
@@ -32,6 +37,7 @@ struct udp {
 	char *buf;
 	uint64_t sent_bytes, recv_bytes, send_calls, recv_calls;
 	uint64_t lost, stray, rehellos;
+	uint64_t cookie; /* the peer's, from its last ack; 0 before the first */
 };
 
 /* a message or reply of bytes fits a datagram to this peer's address family */
@@ -86,18 +92,31 @@ static int send_datagram(struct udp *u, const void *p, size_t len)
 	return (size_t)n == len ? 0 : -EMSGSIZE;
 }
 
+/* an ack: the full one, or the head a peer of another version answers with */
 static int is_ack(const char *b, ssize_t n, struct net_hello *h)
 {
-	return n == NET_HELLO_BYTES && !net_hello_decode((const uint8_t *)b, h) && h->kind == NET_ACK;
+	return (n == NET_HELLO_BYTES || n == NET_HELLO_HEAD_BYTES) && !net_hello_decode((const uint8_t *)b, (size_t)n, h) &&
+	       h->kind == NET_ACK;
 }
 
 static void send_hello(struct udp *u)
 {
 	uint8_t b[NET_HELLO_BYTES];
-	struct net_hello h = { NET_HELLO_VERSION, NET_HELLO, 0, (uint32_t)u->o.msg_bytes, (uint32_t)u->o.reply_bytes };
+	struct net_hello h = { NET_HELLO_VERSION, NET_HELLO, 0, (uint32_t)u->o.msg_bytes, (uint32_t)u->o.reply_bytes,
+			       u->cookie };
 	net_hello_encode(b, &h);
 	/* a failure shows in the receive that follows */
 	(void)send_datagram(u, b, sizeof b);
+}
+
+/* an ack with a cookie: echo it at once, the peer then takes this source; 1 if it was one */
+static int echo_cookie(struct udp *u, const struct net_hello *h)
+{
+	if (h->status != NET_HELLO_COOKIE || h->version != NET_HELLO_VERSION || !h->cookie)
+		return 0;
+	u->cookie = h->cookie;
+	send_hello(u);
+	return 1;
 }
 
 static int udp_setup(void *state, char *err, size_t errlen)
@@ -138,6 +157,13 @@ static int udp_setup(void *state, char *err, size_t errlen)
 			if (!is_ack(u->buf, n, &h)) {
 				u->stray++;
 				continue;
+			}
+			if (echo_cookie(u, &h))
+				continue;
+			if (h.status == NET_HELLO_BAD_VERSION && h.version != NET_HELLO_VERSION) {
+				snprintf(err, errlen, "%s: the peer speaks hello version %u, this client %u: run the same displace on both ends",
+					 u->peer_name, h.version, NET_HELLO_VERSION);
+				return -ECONNREFUSED;
 			}
 			if (h.status != NET_HELLO_OK) {
 				snprintf(err, errlen, "%s: the peer refused the hello (%" PRIu64 " bytes, reply %" PRIu64 "): %s",
@@ -195,11 +221,15 @@ static int udp_run(void *state, uint64_t ops, char *err, size_t errlen)
 					 strerror(errno), i + 1);
 				return rc;
 			}
-			if ((size_t)n == r && !is_ack(u->buf, n, &h)) {
+			int ack = is_ack(u->buf, n, &h);
+			if ((size_t)n == r && !ack) {
 				u->recv_bytes += r;
 				break;
 			}
 			u->stray++;
+			/* the peer forgot this source: prove it again, then the retransmission is answered */
+			if (ack && echo_cookie(u, &h))
+				u->rehellos++;
 		}
 	}
 	return 0;

@@ -1,10 +1,11 @@
 /*
  * serve.c - the peer's lifecycle: config, open, run, stop and close, the
- * ready and stop lines, and the log with its rate limit. The transports
- * are serve_stream.c (tcp, unix), serve_udp.c and serve_rpc.c; the design
- * notes are in put/serve.h, the hello in put/net.h.
+ * ready and stop lines, the log with its rate limit, and the sweep timer
+ * of the timeouts. The transports are serve_stream.c (tcp, unix, rpc) and
+ * serve_udp.c; the design notes are in put/serve.h, the hello in put/net.h.
  */
 #include "put/serve_int.h"
+#include "common/cli.h"
 #include "common/dclock.h"
 
 #include <errno.h>
@@ -14,11 +15,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define SERVE_LOG_BURST 20
 #define SERVE_LOG_WINDOW_NS 10000000000ull
+#define SERVE_UDP_SOURCES 4096
+/* the descriptors kept for the server itself: listeners, the loop, stdio, libuv's spare */
+#define SERVE_FD_RESERVE 32
+/* a connection or udp source active within idle / SERVE_LIVE_DIVISOR is never replaced */
+#define SERVE_LIVE_DIVISOR 6
 
 /* One line per bad client, at most SERVE_LOG_BURST per window; then counted. */
 void serve_log(struct serve *s, const char *fmt, ...)
@@ -27,7 +35,6 @@ void serve_log(struct serve *s, const char *fmt, ...)
 	va_list ap;
 	if (!s->cfg.log)
 		return;
-	pthread_mutex_lock(&s->log_lock);
 	uint64_t now = dclock_mono_ns();
 	if (now - s->log_window_ns >= SERVE_LOG_WINDOW_NS) {
 		if (s->log_suppressed) {
@@ -48,7 +55,6 @@ void serve_log(struct serve *s, const char *fmt, ...)
 	} else {
 		s->log_suppressed++;
 	}
-	pthread_mutex_unlock(&s->log_lock);
 }
 
 void serve_config_init(struct serve_config *c)
@@ -57,6 +63,42 @@ void serve_config_init(struct serve_config *c)
 	net_parse_hostport("127.0.0.1", NET_DEFAULT_PORT, &c->listen);
 	c->unix_mode = SERVE_UNIX_DEFAULT;
 	c->watch_stdin = 1;
+	c->idle_ms = SERVE_IDLE_DEFAULT_MS;
+	c->max_conns = SERVE_MAX_CONNS_DEFAULT;
+	c->max_per_source = SERVE_MAX_PER_SOURCE_DEFAULT;
+}
+
+int serve_config_idle(struct serve_config *c, const char *s)
+{
+	uint64_t ns;
+	if (cli_parse_duration_ns(s, &ns) || ns < 1000000000ull || ns > 86400000000000ull)
+		return -EINVAL;
+	c->idle_ms = ns / 1000000;
+	return 0;
+}
+
+static int parse_count(const char *s, unsigned *out)
+{
+	uint64_t v;
+	if (cli_parse_u64(s, 1, SERVE_MAX_CONNS_LIMIT, &v))
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}
+
+int serve_config_max_conns(struct serve_config *c, const char *s)
+{
+	return parse_count(s, &c->max_conns);
+}
+
+int serve_config_max_per_source(struct serve_config *c, const char *s)
+{
+	return parse_count(s, &c->max_per_source);
+}
+
+bool serve_config_is_local(const struct serve_config *c)
+{
+	return net_addr_is_loopback(&c->listen);
 }
 
 int serve_config_listen(struct serve_config *c, const char *s)
@@ -87,6 +129,55 @@ int serve_config_unix(struct serve_config *c, const char *path)
 	strcpy(c->unix_path, path);
 	c->unix_mode = SERVE_UNIX_PATH;
 	return 0;
+}
+
+static void on_sweep(uv_timer_t *t)
+{
+	struct serve *s = t->data;
+	uint64_t now = uv_now(&s->loop);
+	bool conns = serve_stream_sweep(s, now);
+	bool sources = serve_udp_sweep(s, now);
+	if (!conns && !sources)
+		uv_timer_stop(t); /* an idle peer wakes for nothing */
+}
+
+void serve_sweep_arm(struct serve *s)
+{
+	if (!s->stopping && !uv_is_active((uv_handle_t *)&s->sweep))
+		uv_timer_start(&s->sweep, on_sweep, SERVE_SWEEP_MS, SERVE_SWEEP_MS);
+}
+
+/* max_conns, lowered so that the connections cannot take the descriptors the server needs */
+static unsigned conns_for_fd_limit(unsigned want)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return want;
+	if (rl.rlim_cur <= SERVE_FD_RESERVE + 1)
+		return 1;
+	rlim_t room = rl.rlim_cur - SERVE_FD_RESERVE;
+	return room < want ? (unsigned)room : want;
+}
+
+static int open_gate(struct serve *s, char *err, size_t errlen)
+{
+	uint8_t key[SIPHASH_KEY_BYTES];
+	/* the cookies' secret: unknown outside, new each run */
+	if (getrandom(key, sizeof key, 0) != (ssize_t)sizeof key) {
+		int e = errno;
+		snprintf(err, errlen, "cannot read random bytes for the udp cookies: %s", strerror(e));
+		return -e;
+	}
+	struct udp_gate_config gc = {
+		.idle_ms = s->cfg.idle_ms,
+		.live_ms = s->live_ms,
+		.max_sources = SERVE_UDP_SOURCES,
+		.max_per_addr = s->cfg.max_per_source,
+	};
+	int rc = udp_gate_new(&gc, key, &s->gate);
+	if (rc)
+		snprintf(err, errlen, "cannot make the udp table: %s", strerror(-rc));
+	return rc;
 }
 
 static void close_walk(uv_handle_t *h, void *arg)
@@ -149,13 +240,17 @@ int serve_open(const struct serve_config *c, struct serve **out, char *err, size
 		return -ENOMEM;
 	}
 	s->cfg = *c;
-	s->rpc_fd = s->rpc_efd = -1;
-	pthread_mutex_init(&s->log_lock, NULL);
 	s->log_window_ns = dclock_mono_ns();
-	s->peers = serve_udp_peers_new();
+	if (!c->idle_ms || !c->max_conns || !c->max_per_source) {
+		snprintf(err, errlen, "the idle timeout and the connection limits must be above 0");
+		free(s);
+		return -EINVAL;
+	}
+	s->max_conns = conns_for_fd_limit(c->max_conns);
+	s->live_ms = c->idle_ms / SERVE_LIVE_DIVISOR;
 	s->buf = malloc(SERVE_BUF_BYTES);
 	s->zeros = malloc(SERVE_BUF_BYTES);
-	if (!s->peers || !s->buf || !s->zeros) {
+	if (!s->buf || !s->zeros) {
 		snprintf(err, errlen, "out of memory");
 		serve_close(s);
 		return -ENOMEM;
@@ -163,10 +258,9 @@ int serve_open(const struct serve_config *c, struct serve **out, char *err, size
 	/* written, so replies are copied from real pages, not the shared zero page */
 	memset(s->zeros, 0, SERVE_BUF_BYTES);
 	memset(s->buf, 0, SERVE_BUF_BYTES);
-	if (serve_rpc_busy()) {
-		snprintf(err, errlen, "a server already runs in this process");
+	if ((rc = open_gate(s, err, errlen))) {
 		serve_close(s);
-		return -EBUSY;
+		return rc;
 	}
 	if ((rc = uv_loop_init(&s->loop))) {
 		snprintf(err, errlen, "cannot start the event loop: %s", uv_strerror(rc));
@@ -177,7 +271,7 @@ int serve_open(const struct serve_config *c, struct serve **out, char *err, size
 	    (rc = serve_stream_open_unix(s, err, errlen)))
 		goto fail;
 	unsigned base = net_addr_port(&s->cfg.listen);
-	if ((rc = serve_rpc_open(s, base ? base + NET_RPC_PORT_OFFSET : 0, err, errlen)))
+	if ((rc = serve_stream_open_rpc(s, base ? base + NET_RPC_PORT_OFFSET : 0, err, errlen)))
 		goto fail;
 	if ((rc = uv_timer_init(&s->loop, &s->sweep)) || (rc = uv_signal_init(&s->loop, &s->sigint)) ||
 	    (rc = uv_signal_init(&s->loop, &s->sigterm))) {
@@ -194,9 +288,6 @@ int serve_open(const struct serve_config *c, struct serve **out, char *err, size
 		snprintf(err, errlen, "cannot watch stdin: %s", uv_strerror(rc));
 		goto fail;
 	}
-	/* the RPC thread starts here, so that 'serve ready' is true when it is printed */
-	if ((rc = serve_rpc_start(s, err, errlen)))
-		goto fail;
 	*out = s;
 	return 0;
 fail:
@@ -230,8 +321,6 @@ const char *serve_stop_reason(const struct serve *s)
 void serve_get_stats(const struct serve *s, struct serve_stats *st)
 {
 	*st = s->st;
-	st->rpc_calls = atomic_load(&((struct serve *)s)->rpc_calls);
-	st->bad_clients += atomic_load(&((struct serve *)s)->rpc_bad);
 }
 
 void serve_stop_line(const struct serve *s, char *buf, size_t len)
@@ -249,7 +338,6 @@ void serve_close(struct serve *s)
 {
 	if (!s)
 		return;
-	serve_rpc_close(s);
 	if (s->loop_ready) {
 		serve_stop(s, s->stop_reason ? s->stop_reason : "closed");
 		uv_run(&s->loop, UV_RUN_DEFAULT);
@@ -261,9 +349,8 @@ void serve_close(struct serve *s)
 	}
 	if (s->unix_bound)
 		unlink(s->unix_path);
-	free(s->peers);
+	udp_gate_free(s->gate);
 	free(s->buf);
 	free(s->zeros);
-	pthread_mutex_destroy(&s->log_lock);
 	free(s);
 }

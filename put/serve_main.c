@@ -30,6 +30,9 @@ static const struct option serve_opts[] = {
 	{ "unix", required_argument, NULL, 'u' },
 	{ "cpu", required_argument, NULL, 'c' },
 	{ "ignore-stdin", no_argument, NULL, 'i' },
+	{ "idle-timeout", required_argument, NULL, 'I' },
+	{ "max-conns", required_argument, NULL, 'm' },
+	{ "max-per-source", required_argument, NULL, 'M' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0, 0, 0, 0 },
 };
@@ -41,13 +44,14 @@ static char *vformat(const char *fmt, va_list ap)
 	return vasprintf(&s, fmt, ap) < 0 ? NULL : s;
 }
 
-__attribute__((format(printf, 2, 3))) static void front_error(const struct serve_main_front *f, const char *fmt, ...)
+/* the message through one of the front end's printers (error, warn) */
+__attribute__((format(printf, 2, 3))) static void front_say(void (*say)(const char *msg), const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	char *msg = vformat(fmt, ap);
 	va_end(ap);
-	f->error(msg ? msg : "out of memory");
+	say(msg ? msg : "out of memory");
 	free(msg);
 }
 
@@ -115,7 +119,9 @@ static int next_option(enum serve_main_argv style, int argc, char **argv, int *i
 
 static void help(const struct serve_main_front *f)
 {
-	printf("usage: %s [--listen ADDR[:PORT]] [--unix PATH|none] [--cpu N] [--ignore-stdin]\n\n", f->prog);
+	printf("usage: %s [--listen ADDR[:PORT]] [--unix PATH|none] [--cpu N] [--ignore-stdin]\n"
+	       "       %*s [--idle-timeout D] [--max-conns N] [--max-per-source N]\n\n",
+	       f->prog, (int)strlen(f->prog), "");
 	fputs(SERVE_HELP_TEXT, stdout);
 	fputs(f->help_tail, stdout);
 }
@@ -153,6 +159,20 @@ int serve_main(int argc, char **argv, int cpu, const struct serve_main_front *f)
 		case 'i':
 			cfg.watch_stdin = 0;
 			break;
+		case 'I':
+			if (serve_config_idle(&cfg, v))
+				return front_usage(f, false, "invalid value '%s' for --idle-timeout (a duration of 1s to 1d)", v);
+			break;
+		case 'm':
+			if (serve_config_max_conns(&cfg, v))
+				return front_usage(f, false, "invalid value '%s' for --max-conns (1 to %u)", v,
+						   SERVE_MAX_CONNS_LIMIT);
+			break;
+		case 'M':
+			if (serve_config_max_per_source(&cfg, v))
+				return front_usage(f, false, "invalid value '%s' for --max-per-source (1 to %u)", v,
+						   SERVE_MAX_CONNS_LIMIT);
+			break;
 		case 'h':
 			help(f);
 			return SERVE_EXIT_OK;
@@ -172,17 +192,24 @@ int serve_main(int argc, char **argv, int cpu, const struct serve_main_front *f)
 			return SERVE_EXIT_FAILED;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	/* before serve_open starts the RPC thread, so that it is pinned too */
+	/* before serve_open, so that anything it starts is pinned too */
 	int prc = cpu >= 0 ? pin_to_cpu(cpu) : 0;
 	if (prc) {
-		front_error(f, "cannot pin to cpu %d: %s", cpu, strerror(-prc));
+		front_say(f->error, "cannot pin to cpu %d: %s", cpu, strerror(-prc));
 		return SERVE_EXIT_USAGE;
 	}
 	struct serve *srv;
 	rc = serve_open(&cfg, &srv, err, sizeof err);
 	if (rc) {
 		f->error(err);
-		return rc == -ENOMEM || rc == -EBUSY ? SERVE_EXIT_FAILED : SERVE_EXIT_RESOURCE;
+		return rc == -ENOMEM || rc == -EINVAL ? SERVE_EXIT_FAILED : SERVE_EXIT_RESOURCE;
+	}
+	if (!serve_config_is_local(&cfg)) {
+		char where[80];
+		net_format_addr(&cfg.listen, where, sizeof where);
+		front_say(f->warn, "listening on %s (rpc on the next port) beyond loopback: the peer has no "
+			      "authentication, anyone who reaches it can use it; listen on a trusted network only",
+			   where);
 	}
 	serve_ready_line(srv, line, sizeof line);
 	printf("%s\n", line);

@@ -2,8 +2,10 @@
  * serve_main.h - the one main of the peer's two front ends, 'put serve'
  * (put/put_main.c, the local peer that displace measure spawns) and
  * 'displace serve' (coordinator/cmd_serve.c, a peer on a remote host).
- * serve_main reads --listen, --unix, --cpu, --ignore-stdin and --help,
- * pins, opens the server (put/serve.h), prints the ready line, serves,
+ * serve_main reads --listen, --unix, --cpu, --ignore-stdin, the limits
+ * (--idle-timeout, --max-conns, --max-per-source) and --help, pins, opens
+ * the server (put/serve.h), warns if it listens beyond loopback (it has
+ * no authentication), prints the ready line, serves,
  * prints the stop line, closes and returns the exit status. What differs
  * between the two is in struct serve_main_front: how each reads its
  * command line, and how each words and prints its messages.
@@ -30,6 +32,8 @@ struct serve_main_front {
 	void (*log)(void *ctx, const char *line);
 	/* a failure after the options were read: cannot pin, cannot bind, ... */
 	void (*error)(const char *msg);
+	/* a warning: it listens beyond loopback */
+	void (*warn)(const char *msg);
 	/* a bad command line; unknown_option: the word is no option at all */
 	void (*usage_error)(const char *msg, bool unknown_option);
 };

@@ -33,6 +33,9 @@ int main(void)
 		vec_suite,
 		dclock_suite,
 		msg_suite,
+		siphash_suite,
+		udp_gate_suite,
+		rpc_wire_suite,
 	};
 	/*
 	 * Hermetic: no test reads or writes the user's calibration store;

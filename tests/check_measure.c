@@ -173,6 +173,26 @@ START_TEST(test_measure_bad_input_exit_codes)
 }
 END_TEST
 
+/* whether /proc/PID/FILE (environ, cmdline: NUL-separated words) holds word */
+static int proc_has_word(const char *pid, const char *file, const char *word)
+{
+	static char buf[1 << 15];
+	char path[300];
+	snprintf(path, sizeof path, "/proc/%s/%s", pid, file);
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	ssize_t r = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (r <= 0)
+		return 0;
+	buf[r] = '\0';
+	for (ssize_t i = 0; i < r; i += (ssize_t)strlen(buf + i) + 1)
+		if (!strcmp(buf + i, word))
+			return 1;
+	return 0;
+}
+
 /* pids of live processes whose environment holds tag */
 static int tagged(const char *tag)
 {
@@ -180,34 +200,21 @@ static int tagged(const char *tag)
 	DIR *dir = opendir("/proc");
 	struct dirent *de;
 	while (dir && (de = readdir(dir))) {
-		if (!isdigit((unsigned char)de->d_name[0]))
+		if (!isdigit((unsigned char)de->d_name[0]) || !proc_has_word(de->d_name, "environ", tag))
 			continue;
-		char path[300], buf[1 << 15];
-		snprintf(path, sizeof path, "/proc/%s/environ", de->d_name);
-		int fd = open(path, O_RDONLY);
-		if (fd < 0)
-			continue;
-		ssize_t r = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (r <= 0)
-			continue;
-		for (ssize_t i = 0; i < r; i += (ssize_t)strlen(buf + i) + 1)
-			if (!strcmp(buf + i, tag)) {
-				/* zombies are gone for good once reaped; count only live ones */
-				char st[300], s[512];
-				snprintf(st, sizeof st, "/proc/%s/stat", de->d_name);
-				int f2 = open(st, O_RDONLY);
-				ssize_t k = f2 >= 0 ? read(f2, s, sizeof s - 1) : -1;
-				if (f2 >= 0)
-					close(f2);
-				if (k > 0) {
-					s[k] = '\0';
-					const char *p = strrchr(s, ')');
-					if (p && p[2] != 'Z')
-						n++;
-				}
-				break;
-			}
+		/* zombies are gone for good once reaped; count only live ones */
+		char st[300], s[512];
+		snprintf(st, sizeof st, "/proc/%s/stat", de->d_name);
+		int f2 = open(st, O_RDONLY);
+		ssize_t k = f2 >= 0 ? read(f2, s, sizeof s - 1) : -1;
+		if (f2 >= 0)
+			close(f2);
+		if (k > 0) {
+			s[k] = '\0';
+			const char *p = strrchr(s, ')');
+			if (p && p[2] != 'Z')
+				n++;
+		}
 	}
 	if (dir)
 		closedir(dir);
@@ -266,6 +273,45 @@ START_TEST(test_measure_sigint_leaves_no_child)
 }
 END_TEST
 
+/* a child of parent whose name is comm (and with arg among its words, if given), within 10 s; 0 if none */
+static pid_t child_named(pid_t parent, const char *comm, const char *arg)
+{
+	char want[64];
+	snprintf(want, sizeof want, "%s\n", comm);
+	for (int i = 0; i < 500; i++) {
+		pid_t found = 0;
+		DIR *dir = opendir("/proc");
+		struct dirent *de;
+		while (dir && (de = readdir(dir)) && !found) {
+			char path[300], name[64] = "";
+			snprintf(path, sizeof path, "/proc/%s/comm", de->d_name);
+			FILE *f = fopen(path, "r");
+			if (!f)
+				continue;
+			if (fgets(name, sizeof name, f) && !strcmp(name, want) && (!arg || proc_has_word(de->d_name, "cmdline", arg))) {
+				char ppath[300], buf[512];
+				snprintf(ppath, sizeof ppath, "/proc/%s/stat", de->d_name);
+				FILE *g = fopen(ppath, "r");
+				if (g && fgets(buf, sizeof buf, g)) {
+					const char *p = strrchr(buf, ')');
+					int ppid = p ? atoi(p + 4) : 0;
+					if (ppid == parent)
+						found = atoi(de->d_name);
+				}
+				if (g)
+					fclose(g);
+			}
+			fclose(f);
+		}
+		if (dir)
+			closedir(dir);
+		if (found)
+			return found;
+		usleep(20000);
+	}
+	return 0;
+}
+
 /*
  * Kill (or stop, with a signal it catches) a fluid of a running measure from
  * outside: the run must end with exit 1 and a message, leaving no child.
@@ -279,36 +325,7 @@ static void fluid_stopped_from_outside(int sig)
 	pid_t pid = tu_start(argv, &in, &outfd);
 	ck_assert_int_gt(pid, 0);
 	/* find a fluid of this run and kill it from outside */
-	pid_t victim = 0;
-	for (int i = 0; i < 200 && !victim; i++) {
-		DIR *dir = opendir("/proc");
-		struct dirent *de;
-		while (dir && (de = readdir(dir)) && !victim) {
-			char path[300], comm[64] = "";
-			snprintf(path, sizeof path, "/proc/%s/comm", de->d_name);
-			FILE *f = fopen(path, "r");
-			if (!f)
-				continue;
-			if (fgets(comm, sizeof comm, f) && !strcmp(comm, "fluid\n")) {
-				char ppath[300], buf[512];
-				snprintf(ppath, sizeof ppath, "/proc/%s/stat", de->d_name);
-				FILE *g = fopen(ppath, "r");
-				if (g && fgets(buf, sizeof buf, g)) {
-					const char *p = strrchr(buf, ')');
-					int ppid = p ? atoi(p + 4) : 0;
-					if (ppid == pid)
-						victim = atoi(de->d_name);
-				}
-				if (g)
-					fclose(g);
-			}
-			fclose(f);
-		}
-		if (dir)
-			closedir(dir);
-		if (!victim)
-			usleep(20000);
-	}
+	pid_t victim = child_named(pid, "fluid", NULL);
 	ck_assert_int_gt(victim, 0);
 	kill(victim, sig);
 	tu_read_all(outfd, out, sizeof out);
@@ -328,6 +345,44 @@ END_TEST
 START_TEST(test_measure_fluid_stopped_by_others_stops_cleanly)
 {
 	fluid_stopped_from_outside(SIGTERM);
+}
+END_TEST
+
+/*
+ * The report: a local peer that died showed as "cannot connect". Killed
+ * during a measure, the message says that the peer exited, and how.
+ */
+START_TEST(test_measure_says_when_the_local_peer_exited)
+{
+	static char tag[96];
+	make_tag(tag, sizeof tag);
+	char errf[128], cmd[512];
+	snprintf(errf, sizeof errf, "%s/err", tu_mkdtemp());
+	/* stderr to a file; exec, so that displace is the peer's parent */
+	snprintf(cmd, sizeof cmd, "exec %s measure tcp --reps 50 --run-time 200ms --calib-time 100ms --quiet 2>%s",
+		 tu_bin("displace"), errf);
+	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	int in, outfd;
+	pid_t pid = tu_start(argv, &in, &outfd);
+	ck_assert_int_gt(pid, 0);
+	pid_t peer = child_named(pid, "put", "serve");
+	ck_assert_int_gt(peer, 0);
+	/* once the runs have begun, the peer was ready: its death is the one to report */
+	ck_assert_int_gt(child_named(pid, "put", "--ops"), 0);
+	kill(peer, SIGKILL);
+	tu_read_all(outfd, out, sizeof out);
+	close(outfd);
+	close(in);
+	int st = tu_wait(pid);
+	ck_assert_int_eq(wait_untagged(tag), 0);
+	ck_assert_int_gt(tu_read_file(errf, err, sizeof err), 0);
+	ck_assert_msg(st == 3, "exit %d: %s", st, err);
+	char want[96];
+	snprintf(want, sizeof want, "the local peer 'put serve' (pid %d) exited (killed by KILL)", (int)peer);
+	ck_assert_msg(strstr(err, want), "%s", err);
+	unlink(errf);
+	*strrchr(errf, '/') = '\0';
+	rmdir(errf);
 }
 END_TEST
 
@@ -362,6 +417,7 @@ Suite *measure_suite(void)
 	tcase_add_test(tc, test_measure_killed_fluid_stops_cleanly);
 	tcase_add_test(tc, test_measure_fluid_stopped_by_others_stops_cleanly);
 	tcase_add_test(tc, test_measure_says_when_another_process_holds_the_cpu);
+	tcase_add_test(tc, test_measure_says_when_the_local_peer_exited);
 	suite_add_tcase(s, tc);
 	return s;
 }

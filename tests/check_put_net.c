@@ -175,7 +175,7 @@ END_TEST
 
 /*
  * Run bin/put udp against a peer played by the test on fd: it acks the
- * hello, drops the first `drop` datagrams and answers the rest (if
+ * hello (with a cookie, then accepting the hello that echoes it), drops the first `drop` datagrams and answers the rest (if
  * answer). It serves until put closes its stdout (it exited), at most
  * 200 datagrams or 10 s. put's exit status; out and err filled.
  */
@@ -224,8 +224,11 @@ static int put_udp_against(int fd, int drop, int answer, const char *ops, const 
 		socklen_t fl = sizeof from;
 		ssize_t r = recvfrom(fd, buf, sizeof buf, 0, (struct sockaddr *)&from, &fl);
 		struct net_hello h;
-		if (r == NET_HELLO_BYTES && !net_hello_decode((uint8_t *)buf, &h)) {
+		if (r == NET_HELLO_BYTES && !net_hello_decode((uint8_t *)buf, (size_t)r, &h)) {
+			/* the address proof as the real peer asks it: a cookie first, then accepted */
 			h.kind = NET_ACK;
+			h.status = h.cookie == 0x1234 ? NET_HELLO_OK : NET_HELLO_COOKIE;
+			h.cookie = 0x1234;
 			net_hello_encode((uint8_t *)buf, &h);
 			sendto(fd, buf, NET_HELLO_BYTES, 0, (struct sockaddr *)&from, fl);
 		} else if (r >= 0 && n++ >= drop && answer) {

@@ -8,6 +8,9 @@
 #include "tests/suites.h"
 #include "tests/testutil.h"
 
+#include "calib/procfs.h"
+
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -81,7 +86,17 @@ static int wait_bounded(pid_t pid, int timeout_ms)
 	}
 }
 
-static pid_t spawn_peer(struct tpeer *p, char *const argv[])
+/* How a test peer is started, beyond its address. */
+struct tpeer_opts {
+	const char *front;        /* "put" (put serve, the default) or "displace" (displace serve) */
+	const char *const *args;  /* more options for it, NULL-terminated */
+	unsigned long nofile;     /* its RLIMIT_NOFILE; 0 leaves the test's */
+	int netns;                /* in a network namespace of its own, where only it listens */
+};
+
+#define TPEER_NO_NETNS 125 /* the exit status of a peer that could not have a network namespace */
+
+static pid_t spawn_peer(struct tpeer *p, char *const argv[], const struct tpeer_opts *o)
 {
 	int pi[2], po[2];
 	if (pipe(pi) || pipe(po))
@@ -90,6 +105,12 @@ static pid_t spawn_peer(struct tpeer *p, char *const argv[])
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
+		if (o && o->nofile) {
+			struct rlimit rl = { o->nofile, o->nofile };
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+		if (o && o->netns && unshare(CLONE_NEWNET))
+			_exit(TPEER_NO_NETNS);
 		int e = open(p->err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		dup2(pi[0], 0);
 		dup2(po[1], 1);
@@ -119,15 +140,21 @@ static void tpeer_cleanup(struct tpeer *p)
 	rmdir(p->dir);
 }
 
-int tpeer_start(struct tpeer *p, const char *listen)
+/* tpeer_start with options; 0 once ready, else its exit status */
+static int tpeer_start_with(struct tpeer *p, const char *listen, const struct tpeer_opts *o)
 {
 	memset(p, 0, sizeof *p);
 	snprintf(p->dir, sizeof p->dir, "%s", tu_mkdtemp());
 	snprintf(p->err_path, sizeof p->err_path, "%s/err", p->dir);
 	char unix_path[128];
 	snprintf(unix_path, sizeof unix_path, "%s/s.sock", p->dir);
-	char *argv[] = { (char *)tu_bin("put"), "serve", "--listen", (char *)listen, "--unix", unix_path, NULL };
-	p->pid = spawn_peer(p, argv);
+	char *argv[32] = { (char *)tu_bin(o && o->front ? o->front : "put"), "serve", "--listen", (char *)listen,
+			   "--unix", unix_path };
+	int argc = 6;
+	for (int i = 0; o && o->args && o->args[i] && argc < 31; i++)
+		argv[argc++] = (char *)o->args[i];
+	argv[argc] = NULL;
+	p->pid = spawn_peer(p, argv, o);
 	if (p->pid < 0)
 		return -1;
 	if (read_line(p->out_fd, p->line, sizeof p->line, 10000) || strncmp(p->line, "serve ready ", 12)) {
@@ -142,6 +169,11 @@ int tpeer_start(struct tpeer *p, const char *listen)
 	field(p->line, "unix", p->unix_path, sizeof p->unix_path);
 	field(p->line, "rpc", p->rpc, sizeof p->rpc);
 	return 0;
+}
+
+int tpeer_start(struct tpeer *p, const char *listen)
+{
+	return tpeer_start_with(p, listen, NULL);
 }
 
 int tpeer_stop(struct tpeer *p, char *stop, size_t len)
@@ -191,7 +223,7 @@ static int client(const char *addr, int type)
 
 static void hello_bytes(uint8_t *b, unsigned version, unsigned kind, uint32_t msg, uint32_t reply)
 {
-	struct net_hello h = { version, kind, 0, msg, reply };
+	struct net_hello h = { version, kind, 0, msg, reply, 0 };
 	net_hello_encode(b, &h);
 }
 
@@ -210,7 +242,7 @@ static unsigned do_hello(int fd, uint32_t msg, uint32_t reply)
 	hello_bytes(b, NET_HELLO_VERSION, NET_HELLO, msg, reply);
 	send_bytes(fd, b, sizeof b);
 	ck_assert_int_eq(net_recv_all(fd, b, sizeof b, &calls), 0);
-	ck_assert_int_eq(net_hello_decode(b, &h), 0);
+	ck_assert_int_eq(net_hello_decode(b, sizeof b, &h), 0);
 	ck_assert_uint_eq(h.kind, NET_ACK);
 	ck_assert_uint_eq(h.msg_bytes, msg);
 	ck_assert_uint_eq(h.reply_bytes, reply);
@@ -376,16 +408,25 @@ START_TEST(test_peer_refuses_malformed_hellos)
 	closed_by_peer(fd);
 	close(fd);
 
-	fd = client(p.unix_path, SOCK_STREAM); /* a future version */
-	hello_bytes(b, 9, NET_HELLO, 10, 1);
-	send_bytes(fd, b, sizeof b);
-	ck_assert_int_eq(recv(fd, b, sizeof b, MSG_WAITALL), NET_HELLO_BYTES);
+	fd = client(p.unix_path, SOCK_STREAM); /* a client of version 1: its 16-byte hello, answered in its words */
+	hello_bytes(b, 1, NET_HELLO, 10, 1);
+	send_bytes(fd, b, NET_HELLO_HEAD_BYTES);
+	ck_assert_int_eq(recv(fd, b, sizeof b, MSG_WAITALL), NET_HELLO_HEAD_BYTES);
 	ck_assert_uint_eq(b[7], NET_HELLO_BAD_VERSION);
-	closed_by_peer(fd);
+	ck_assert_uint_eq(b[4], NET_HELLO_VERSION); /* the version the peer speaks */
 	close(fd);
 
 	fd = client(p.tcp, SOCK_STREAM); /* an ack sent as a hello */
-	hello_bytes(b, 1, NET_ACK, 10, 1);
+	hello_bytes(b, NET_HELLO_VERSION, NET_ACK, 10, 1);
+	send_bytes(fd, b, sizeof b);
+	ck_assert_int_eq(recv(fd, b, sizeof b, MSG_WAITALL), NET_HELLO_BYTES);
+	ck_assert_uint_eq(b[7], NET_HELLO_BAD_FORM);
+	closed_by_peer(fd);
+	close(fd);
+
+	fd = client(p.tcp, SOCK_STREAM); /* a cookie on a stream: the field is udp's */
+	struct net_hello h = { NET_HELLO_VERSION, NET_HELLO, 0, 10, 1, 99 };
+	net_hello_encode(b, &h);
 	send_bytes(fd, b, sizeof b);
 	ck_assert_int_eq(recv(fd, b, sizeof b, MSG_WAITALL), NET_HELLO_BYTES);
 	ck_assert_uint_eq(b[7], NET_HELLO_BAD_FORM);
@@ -395,7 +436,7 @@ START_TEST(test_peer_refuses_malformed_hellos)
 
 	tpeer_log(&p, log, sizeof log);
 	ck_assert_int_eq(count(log, "not a displace hello"), 1);
-	ck_assert_int_eq(count(log, "hello refused"), 5);
+	ck_assert_int_eq(count(log, "hello refused"), 6);
 	ck_assert_int_eq(tpeer_stop(&p, NULL, 0), 0);
 }
 END_TEST
@@ -459,7 +500,7 @@ START_TEST(test_peer_serves_200_concurrent_connections)
 	/* all connected and all hellos sent before any answer is read */
 	for (int i = 0; i < N; i++) {
 		fd[i] = client(i % 4 == 3 ? p.unix_path : p.tcp, SOCK_STREAM);
-		hello_bytes(b, 1, NET_HELLO, sizeof msg, sizeof reply);
+		hello_bytes(b, NET_HELLO_VERSION, NET_HELLO, sizeof msg, sizeof reply);
 		send_bytes(fd[i], b, sizeof b);
 	}
 	for (int i = 0; i < N; i++) {
@@ -482,7 +523,8 @@ START_TEST(test_peer_serves_200_concurrent_connections)
 }
 END_TEST
 
-static long peak_kib(pid_t pid)
+/* a memory figure of /proc/PID/status in KiB ("VmHWM:", "VmRSS:"); -1 if absent */
+static long status_kib(pid_t pid, const char *key)
 {
 	char path[64], buf[4096];
 	snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
@@ -491,8 +533,13 @@ static long peak_kib(pid_t pid)
 		return -1;
 	tu_read_all(fd, buf, sizeof buf);
 	close(fd);
-	const char *p = strstr(buf, "VmHWM:");
-	return p ? strtol(p + 6, NULL, 10) : -1;
+	const char *p = strstr(buf, key);
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+static long peak_kib(pid_t pid)
+{
+	return status_kib(pid, "VmHWM:");
 }
 
 START_TEST(test_peer_takes_a_16MiB_message_without_holding_it)
@@ -527,7 +574,7 @@ START_TEST(test_peer_keeps_serving_while_a_client_is_slow)
 	memset(msg, 0x5a, sizeof msg);
 	ck_assert_int_eq(tpeer_start(&p, "127.0.0.1:0"), 0);
 	int slow = client(p.tcp, SOCK_STREAM);
-	hello_bytes(b, 1, NET_HELLO, sizeof msg, sizeof reply);
+	hello_bytes(b, NET_HELLO_VERSION, NET_HELLO, sizeof msg, sizeof reply);
 	/* the slow client trickles its hello and a message a byte at a time */
 	for (size_t i = 0; i < sizeof b; i++) {
 		send_bytes(slow, b + i, 1);
@@ -592,6 +639,28 @@ static ssize_t recv_within(int fd, void *buf, size_t len, int timeout_ms)
 	return recv(fd, buf, len, 0);
 }
 
+/*
+ * The udp hello on a connected socket: a first hello, the ack with the
+ * cookie, the hello again with it; the status of the last ack.
+ */
+static unsigned udp_hello(int fd, uint32_t msg, uint32_t reply)
+{
+	uint8_t b[NET_HELLO_BYTES];
+	struct net_hello h = { NET_HELLO_VERSION, NET_HELLO, 0, msg, reply, 0 };
+	net_hello_encode(b, &h);
+	send_bytes(fd, b, sizeof b);
+	ck_assert_int_eq(recv_within(fd, b, sizeof b, 5000), NET_HELLO_BYTES); /* no larger than the hello */
+	ck_assert_int_eq(net_hello_decode(b, sizeof b, &h), 0);
+	ck_assert_uint_eq(h.status, NET_HELLO_COOKIE);
+	h.kind = NET_HELLO;
+	h.status = 0;
+	net_hello_encode(b, &h);
+	send_bytes(fd, b, sizeof b);
+	ck_assert_int_eq(recv_within(fd, b, sizeof b, 5000), NET_HELLO_BYTES);
+	ck_assert_int_eq(net_hello_decode(b, sizeof b, &h), 0);
+	return h.status;
+}
+
 START_TEST(test_peer_udp_needs_a_hello_and_answers_each_datagram)
 {
 	struct tpeer p;
@@ -604,14 +673,11 @@ START_TEST(test_peer_udp_needs_a_hello_and_answers_each_datagram)
 	send_bytes(fd, msg, sizeof msg);
 	ck_assert_int_lt(recv_within(fd, reply, sizeof reply, 300), 0);
 	/* a hello above the udp limit: refused */
-	hello_bytes(b, 1, NET_HELLO, 65508, 1);
+	hello_bytes(b, NET_HELLO_VERSION, NET_HELLO, 65508, 1);
 	send_bytes(fd, b, sizeof b);
 	ck_assert_int_eq(recv_within(fd, b, sizeof b, 5000), NET_HELLO_BYTES);
 	ck_assert_uint_eq(b[7], NET_HELLO_BAD_SIZE);
-	hello_bytes(b, 1, NET_HELLO, sizeof msg, 77);
-	send_bytes(fd, b, sizeof b);
-	ck_assert_int_eq(recv_within(fd, b, sizeof b, 5000), NET_HELLO_BYTES);
-	ck_assert_uint_eq(b[7], NET_HELLO_OK);
+	ck_assert_uint_eq(udp_hello(fd, sizeof msg, 77), NET_HELLO_OK);
 	for (int i = 0; i < 10; i++) {
 		send_bytes(fd, msg, sizeof msg);
 		ck_assert_int_eq(recv_within(fd, reply, sizeof reply, 5000), 77);
@@ -659,7 +725,7 @@ START_TEST(test_peer_replaces_a_stale_unix_socket_not_a_live_one)
 	memset(&p, 0, sizeof p);
 	snprintf(p.dir, sizeof p.dir, "%s", dir);
 	snprintf(p.err_path, sizeof p.err_path, "%s/err", dir);
-	p.pid = spawn_peer(&p, argv);
+	p.pid = spawn_peer(&p, argv, NULL);
 	ck_assert_int_eq(read_line(p.out_fd, p.line, sizeof p.line, 10000), 0);
 	ck_assert_ptr_nonnull(strstr(p.line, path));
 	/* now it is live: a second server must not take it over */
@@ -688,8 +754,9 @@ static int cpus_allowed_is(const char *status_path, const char *want)
 }
 
 /*
- * The coordinator's child: pinned with --cpu (its RPC thread too), and it
- * stops when its parent dies even with nothing on stdin to tell it.
+ * The coordinator's child: pinned with --cpu (every thread of it, if it
+ * has more than one), and it stops when its parent dies even with
+ * nothing on stdin to tell it.
  */
 START_TEST(test_peer_is_pinned_and_dies_with_its_parent)
 {
@@ -721,7 +788,7 @@ START_TEST(test_peer_is_pinned_and_dies_with_its_parent)
 	ck_assert_str_eq(tu_kv(line, "unix", v, sizeof v), "none");
 	snprintf(path, sizeof path, "/proc/%d/status", (int)server);
 	ck_assert(cpus_allowed_is(path, "0"));
-	/* every thread, the RPC one included */
+	/* every thread */
 	char tasks[64];
 	snprintf(tasks, sizeof tasks, "/proc/%d/task", (int)server);
 	int threads = 0;
@@ -735,13 +802,490 @@ START_TEST(test_peer_is_pinned_and_dies_with_its_parent)
 		ck_assert_msg(cpus_allowed_is(path, "0"), "thread %s is not pinned", e->d_name);
 	}
 	closedir(d);
-	ck_assert_int_ge(threads, 2);
+	ck_assert_int_ge(threads, 1);
 	kill(parent, SIGKILL);
 	tu_wait(parent);
 	ck_assert_int_eq(read_line(po[0], line, sizeof line, 10000), 0);
 	ck_assert_str_eq(tu_kv(line, "reason", v, sizeof v), "signal");
 	ck_assert_int_ne(read_line(po[0], line, sizeof line, 10000), 0); /* EOF: it exited */
 	close(po[0]);
+}
+END_TEST
+
+/* --- the hardening of issue 12: limits, timeouts, RPC, udp, abuse -------------- */
+
+/* a client of addr from the source address src (any address of 127.0.0.0/8 is this host) */
+static int client_from(const char *addr, const char *src, int type)
+{
+	struct net_addr a;
+	struct sockaddr_in from = { .sin_family = AF_INET };
+	ck_assert_int_eq(net_parse_hostport(addr, 0, &a), 0);
+	ck_assert_int_eq(inet_pton(AF_INET, src, &from.sin_addr), 1);
+	int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&from, sizeof from), 0);
+	ck_assert_msg(connect(fd, (struct sockaddr *)&a.ss, a.len) == 0, "connect %s: %s", addr, strerror(errno));
+	ck_assert_int_eq(net_set_timeouts(fd, 5000000000ull, 5000000000ull), 0);
+	return fd;
+}
+
+/* the partial ONC RPC record of the report: a record mark for 1000 bytes, and 10 of them */
+static void send_partial_record(int fd)
+{
+	static const uint8_t part[14] = { 0x80, 0x00, 0x03, 0xe8, 0, 0, 0, 1 };
+	send_bytes(fd, part, sizeof part);
+}
+
+/* bin/put --ops 3 rpc against the peer: 0 if it worked, and within how long */
+static int rpc_served(const struct tpeer *p, uint64_t *ms)
+{
+	char out[4096], err[4096];
+	char *argv[] = { (char *)tu_bin("put"), "--ops", "3", "rpc", "--peer", (char *)p->rpc, "--timeout", "5s", NULL };
+	uint64_t t0 = now_ms();
+	int st = tu_run(argv, out, sizeof out, err, sizeof err);
+	*ms = now_ms() - t0;
+	if (st)
+		fprintf(stderr, "check_serve: put rpc exited %d: %s", st, err);
+	return st;
+}
+
+/* a udp client from src: the hello, then three messages answered */
+static void udp_served_from(const struct tpeer *p, const char *src)
+{
+	char msg[100], reply[8];
+	memset(msg, 0x5a, sizeof msg);
+	int fd = client_from(p->udp, src, SOCK_DGRAM);
+	ck_assert_uint_eq(udp_hello(fd, sizeof msg, sizeof reply), NET_HELLO_OK);
+	for (int i = 0; i < 3; i++) {
+		send_bytes(fd, msg, sizeof msg);
+		ck_assert_int_eq(recv_within(fd, reply, sizeof reply, 1000), (ssize_t)sizeof reply);
+	}
+	close(fd);
+}
+
+/* A good client of each kind (tcp, udp, rpc) is served, each within 1 s: the check after every abuse. */
+static void served_quickly(const struct tpeer *p, const char *after)
+{
+	uint64_t t0 = now_ms(), ms;
+	served(p);
+	ck_assert_msg(now_ms() - t0 < 1000, "after %s: tcp took %llu ms", after, (unsigned long long)(now_ms() - t0));
+	t0 = now_ms();
+	udp_served_from(p, "127.0.0.1");
+	ck_assert_msg(now_ms() - t0 < 1000, "after %s: udp took %llu ms", after, (unsigned long long)(now_ms() - t0));
+	ck_assert_msg(rpc_served(p, &ms) == 0, "after %s: rpc failed", after);
+	ck_assert_msg(ms < 1000, "after %s: rpc took %llu ms", after, (unsigned long long)ms);
+}
+
+/*
+ * The report: a client that sends an RPC record header and 10 bytes, then
+ * holds the connection, stalled every RPC client for 35 s. Now the others
+ * are served at once, and the partial record is closed when it stalls.
+ */
+START_TEST(test_peer_rpc_partial_record_does_not_stall_other_clients)
+{
+	struct tpeer p;
+	static const char *const args[] = { "--idle-timeout", "2s", NULL };
+	const struct tpeer_opts o = { .args = args };
+	char log[8192];
+	uint64_t ms;
+	ck_assert_int_eq(tpeer_start_with(&p, "127.0.0.1:0", &o), 0);
+	int held[3];
+	for (int i = 0; i < 3; i++) {
+		held[i] = client(p.rpc, SOCK_STREAM);
+		send_partial_record(held[i]);
+	}
+	for (int i = 0; i < 3; i++) {
+		ck_assert_int_eq(rpc_served(&p, &ms), 0);
+		ck_assert_msg(ms < 1000, "an rpc client took %llu ms beside a partial record", (unsigned long long)ms);
+	}
+	/* the held records stall: closed after 2 s (the idle timeout, shorter than 10 s) */
+	uint64_t t0 = now_ms();
+	for (int i = 0; i < 3; i++) {
+		closed_by_peer(held[i]);
+		close(held[i]);
+	}
+	ck_assert_uint_lt(now_ms() - t0, 4500);
+	ck_assert_int_eq(tpeer_stop(&p, NULL, 0), 0);
+	tpeer_log(&p, log, sizeof log);
+	ck_assert_msg(count(log, "mid-record; closing") == 3, "%s", log);
+}
+END_TEST
+
+/*
+ * The report: out of file descriptors, the RPC thread spun at 100 % CPU.
+ * With an fd limit of 64 the peer takes fewer connections than it has
+ * descriptors, says so, uses no CPU while refusing more, and a newcomer
+ * takes the place of a connection silent long enough.
+ */
+START_TEST(test_peer_at_the_fd_limit_refuses_without_spinning)
+{
+	enum { N = 60 };
+	struct tpeer p;
+	static const char *const args[] = { "--idle-timeout", "6s", NULL };
+	const struct tpeer_opts o = { .args = args, .nofile = 64 };
+	char log[8192];
+	int fd[N];
+	uint64_t cpu0, cpu1, ms;
+	ck_assert_int_eq(tpeer_start_with(&p, "127.0.0.1:0", &o), 0);
+	for (int i = 0; i < N; i++) {
+		fd[i] = client(i % 2 ? p.rpc : p.tcp, SOCK_STREAM);
+		send_partial_record(fd[i]);
+	}
+	usleep(100000);
+	ck_assert_int_eq(procfs_process_runtime_ns(p.pid, &cpu0), 0);
+	usleep(1100000);
+	ck_assert_int_eq(procfs_process_runtime_ns(p.pid, &cpu1), 0);
+	ck_assert_msg(cpu1 - cpu0 < 200000000ull, "the peer used %llu ms of CPU in 1.1 s, holding connections at its limit",
+		      (unsigned long long)((cpu1 - cpu0) / 1000000));
+	/* silent for more than a sixth of the idle timeout: a newcomer may take a place */
+	ck_assert_int_eq(rpc_served(&p, &ms), 0);
+	ck_assert_uint_lt(ms, 1000);
+	for (int i = 0; i < N; i++)
+		close(fd[i]);
+	ck_assert_int_eq(tpeer_stop(&p, NULL, 0), 0);
+	tpeer_log(&p, log, sizeof log);
+	/* one line for the first refusal, then a count: the log is not flooded either */
+	ck_assert_msg(strstr(log, "the limit (--max-conns, lowered to fit the fd limit), all active"), "%s", log);
+	ck_assert_msg(count(log, "refused:") == 1, "%s", log);
+	ck_assert_msg(strstr(log, "more connections refused at a limit"), "%s", log);
+	ck_assert_msg(strstr(log, "to make room for rpc 127.0.0.1:"), "%s", log);
+}
+END_TEST
+
+/* The report: no idle timeout after a valid hello, so held connections stayed for ever. */
+START_TEST(test_peer_closes_idle_connections_after_the_hello)
+{
+	struct tpeer p;
+	static const char *const args[] = { "--idle-timeout", "1s", NULL };
+	const struct tpeer_opts o = { .args = args };
+	char log[8192];
+	ck_assert_int_eq(tpeer_start_with(&p, "127.0.0.1:0", &o), 0);
+	int fd = client(p.tcp, SOCK_STREAM);
+	ck_assert_uint_eq(do_hello(fd, 100, 1), NET_HELLO_OK);
+	round_trips(fd, 100, 1, 2);
+	uint64_t t0 = now_ms();
+	closed_by_peer(fd);
+	uint64_t waited = now_ms() - t0;
+	close(fd);
+	ck_assert_msg(waited >= 900 && waited < 3500, "closed after %llu ms", (unsigned long long)waited);
+	served(&p);
+	ck_assert_int_eq(tpeer_stop(&p, NULL, 0), 0);
+	tpeer_log(&p, log, sizeof log);
+	ck_assert_int_eq(count(log, "the idle timeout; closing"), 1);
+}
+END_TEST
+
+/* One source address holds at most --max-per-source connections; another address is still served. */
+START_TEST(test_peer_limits_connections_per_source_address)
+{
+	struct tpeer p;
+	static const char *const args[] = { "--max-per-source", "5", NULL };
+	const struct tpeer_opts o = { .args = args };
+	char log[8192];
+	int fd[5];
+	ck_assert_int_eq(tpeer_start_with(&p, "127.0.0.1:0", &o), 0);
+	for (int i = 0; i < 5; i++) {
+		fd[i] = client_from(p.tcp, "127.0.0.1", SOCK_STREAM);
+		ck_assert_uint_eq(do_hello(fd[i], 10, 1), NET_HELLO_OK);
+	}
+	int sixth = client_from(p.tcp, "127.0.0.1", SOCK_STREAM);
+	closed_by_peer(sixth);
+	close(sixth);
+	int other = client_from(p.tcp, "127.0.0.2", SOCK_STREAM);
+	ck_assert_uint_eq(do_hello(other, 10, 1), NET_HELLO_OK);
+	round_trips(other, 10, 1, 3);
+	close(other);
+	for (int i = 0; i < 5; i++) {
+		round_trips(fd[i], 10, 1, 1); /* the five held ones were not disturbed */
+		close(fd[i]);
+	}
+	ck_assert_int_eq(tpeer_stop(&p, NULL, 0), 0);
+	tpeer_log(&p, log, sizeof log);
+	ck_assert_msg(strstr(log, "refused: 5 connections from its source, the limit (--max-per-source), all active"), "%s",
+		      log);
+}
+END_TEST
+
+/*
+ * The report: 4,100 connections held after a valid hello locked out new
+ * clients. At --max-conns a newcomer is refused while all are active, and
+ * takes the place of the one silent the longest once that one is idle.
+ */
+START_TEST(test_peer_at_its_connection_limit_makes_room_for_a_newcomer)
+{
+	enum { N = 5 };
+	struct tpeer p;
+	static const char *const args[] = { "--max-conns", "5", "--idle-timeout", "6s", NULL };
+	const struct tpeer_opts o = { .args = args };
+	char log[8192];
+	int fd[N];
+	ck_assert_int_eq(tpeer_start_with(&p, "127.0.0.1:0", &o), 0);
+	for (int i = 0; i < N; i++) {
+		fd[i] = client_from(p.tcp, i % 2 ? "127.0.0.3" : "127.0.0.4", SOCK_STREAM);
+		ck_assert_uint_eq(do_hello(fd[i], 10, 1), NET_HELLO_OK);
+	}
+	int early = client(p.tcp, SOCK_STREAM);
+	closed_by_peer(early);
+	close(early);
+	usleep(1200000); /* a sixth of the idle timeout: the held ones are no longer live */
+	uint64_t t0 = now_ms();
+	served(&p);
+	ck_assert_uint_lt(now_ms() - t0, 1000);
+	closed_by_peer(fd[0]); /* the first held: silent the longest */
+	for (int i = 0; i < N; i++)
+		close(fd[i]);
+	ck_assert_int_eq(tpeer_stop(&p, NULL, 0), 0);
+	tpeer_log(&p, log, sizeof log);
+	ck_assert_msg(strstr(log, "refused: 5 connections, the limit (--max-conns), all active"), "%s", log);
+	ck_assert_int_eq(count(log, "to make room for"), 1);
+}
+END_TEST
+
+/*
+ * The report: a 16-byte hello asking for 65,507-byte replies, then 1-byte
+ * datagrams, got 65,507 bytes for each byte, to any source. Now an
+ * unproven source gets one ack no larger than its hello, and nothing else.
+ */
+START_TEST(test_peer_udp_answers_an_unproven_source_with_no_more_than_it_sent)
+{
+	struct tpeer p;
+	uint8_t b[NET_HELLO_BYTES + 8], big[65536];
+	char stop[512], v[64];
+	ck_assert_int_eq(tpeer_start(&p, "127.0.0.1:0"), 0);
+	int fd = client(p.udp, SOCK_DGRAM);
+	hello_bytes(b, NET_HELLO_VERSION, NET_HELLO, 1, NET_UDP4_MAX_BYTES);
+	send_bytes(fd, b, NET_HELLO_BYTES);
+	ck_assert_int_eq(recv_within(fd, big, sizeof big, 5000), NET_HELLO_BYTES);
+	ck_assert_uint_eq(big[7], NET_HELLO_COOKIE);
+	for (int i = 0; i < 20; i++)
+		send_bytes(fd, "x", 1);
+	ck_assert_int_lt(recv_within(fd, big, sizeof big, 300), 0); /* nothing at all */
+	/* the old, 16-byte hello: a 16-byte refusal */
+	hello_bytes(b, 1, NET_HELLO, 1, NET_UDP4_MAX_BYTES);
+	send_bytes(fd, b, NET_HELLO_HEAD_BYTES);
+	ck_assert_int_eq(recv_within(fd, big, sizeof big, 5000), NET_HELLO_HEAD_BYTES);
+	ck_assert_uint_eq(big[7], NET_HELLO_BAD_VERSION);
+	close(fd);
+	/* proven, the same client gets what it asked for */
+	fd = client(p.udp, SOCK_DGRAM);
+	ck_assert_uint_eq(udp_hello(fd, 1, NET_UDP4_MAX_BYTES), NET_HELLO_OK);
+	send_bytes(fd, "x", 1);
+	ck_assert_int_eq(recv_within(fd, big, sizeof big, 5000), NET_UDP4_MAX_BYTES);
+	close(fd);
+	ck_assert_int_eq(tpeer_stop(&p, stop, sizeof stop), 0);
+	ck_assert_str_eq(tu_kv(stop, "messages", v, sizeof v), "1");
+}
+END_TEST
+
+/*
+ * The report: 3,000 new source addresses evicted a live udp client. Here
+ * 5,000 sources (ports of 127.0.0.2 to .9) each prove their address, more
+ * than the table of 4,096 holds; the live client is served throughout,
+ * and the sources beyond the table are told the peer is busy.
+ */
+START_TEST(test_peer_udp_flood_of_new_sources_keeps_a_live_client)
+{
+	enum { N = 5000 };
+	struct tpeer p;
+	static const char *const args[] = { "--max-per-source", "65536", NULL };
+	const struct tpeer_opts o = { .args = args };
+	char msg[100], reply[8], src[32];
+	memset(msg, 0x5a, sizeof msg);
+	ck_assert_int_eq(tpeer_start_with(&p, "127.0.0.1:0", &o), 0);
+	int live = client(p.udp, SOCK_DGRAM);
+	ck_assert_uint_eq(udp_hello(live, sizeof msg, sizeof reply), NET_HELLO_OK);
+	unsigned busy = 0;
+	uint64_t t0 = now_ms();
+	/* bounded in time: on a slow host the first sources may age out of "live" and give way */
+	for (int i = 0; i < N && now_ms() - t0 < 8000; i++) {
+		snprintf(src, sizeof src, "127.0.0.%d", 2 + i % 8);
+		int fd = client_from(p.udp, src, SOCK_DGRAM);
+		busy += udp_hello(fd, 10, NET_UDP4_MAX_BYTES) == NET_HELLO_BUSY;
+		close(fd);
+		if (i % 200 == 0) {
+			send_bytes(live, msg, sizeof msg);
+			ck_assert_int_eq(recv_within(live, reply, sizeof reply, 1000), (ssize_t)sizeof reply);
+		}
+	}
+	/* the ports the kernel picks repeat now and then: not every source is new */
+	ck_assert_msg(busy >= 500 || now_ms() - t0 >= 8000, "only %u of %d refused", busy, N);
+	send_bytes(live, msg, sizeof msg);
+	ck_assert_int_eq(recv_within(live, reply, sizeof reply, 1000), (ssize_t)sizeof reply);
+	close(live);
+	ck_assert_int_eq(tpeer_stop(&p, NULL, 0), 0);
+}
+END_TEST
+
+/* The peer has no authentication: both front ends warn when it listens beyond loopback. */
+START_TEST(test_peer_warns_when_it_listens_beyond_loopback)
+{
+	const char *fronts[] = { "put", "displace" };
+	struct tpeer p;
+	char log[8192];
+	for (size_t i = 0; i < 2; i++) {
+		/* in a network namespace of its own, so that 0.0.0.0 reaches nobody */
+		const struct tpeer_opts o = { .front = fronts[i], .netns = 1 };
+		int st = tpeer_start_with(&p, "0.0.0.0:0", &o);
+		if (st == TPEER_NO_NETNS) {
+			fprintf(stderr, "check_serve: the beyond-loopback warning is not tested: no network namespace\n");
+			return;
+		}
+		ck_assert_msg(st == 0, "%s serve on 0.0.0.0:0 in a namespace: %d", fronts[i], st);
+		ck_assert_int_eq(tpeer_stop(&p, NULL, 0), 0);
+		tpeer_log(&p, log, sizeof log);
+		ck_assert_msg(strstr(log, "warning: listening on 0.0.0.0:") && strstr(log, "no authentication"), "%s: %s",
+			      fronts[i], log);
+	}
+	ck_assert_int_eq(tpeer_start(&p, "127.0.0.1:0"), 0);
+	ck_assert_int_eq(tpeer_stop(&p, NULL, 0), 0);
+	tpeer_log(&p, log, sizeof log);
+	ck_assert_ptr_null(strstr(log, "warning"));
+}
+END_TEST
+
+/* The report: 'serve --unix /missing/dir/x.sock' said "permission denied". */
+START_TEST(test_peer_unix_socket_in_a_missing_directory_names_it)
+{
+	char out[1024], err[1024];
+	char *argv[] = { (char *)tu_bin("put"), "serve", "--listen", "127.0.0.1:0", "--unix",
+			 "/nonexistent-displace-dir/x.sock", NULL };
+	ck_assert_int_eq(tu_run(argv, out, sizeof out, err, sizeof err), 3);
+	ck_assert_msg(strstr(err, "cannot bind unix /nonexistent-displace-dir/x.sock: directory '/nonexistent-displace-dir' "
+				  "does not exist"),
+		      "%s", err);
+	ck_assert_ptr_null(strstr(err, "ermission"));
+}
+END_TEST
+
+/* the limits are options; nonsense is a usage error */
+START_TEST(test_peer_limit_options_reject_nonsense)
+{
+	char out[1024], err[1024];
+	const char *bad[][2] = { { "--idle-timeout", "0" }, { "--idle-timeout", "500ms" }, { "--idle-timeout", "2x" },
+				 { "--max-conns", "0" },    { "--max-conns", "1e3" },       { "--max-per-source", "-1" } };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char *argv[] = { (char *)tu_bin("put"), "serve", (char *)bad[i][0], (char *)bad[i][1], NULL };
+		ck_assert_msg(tu_run(argv, out, sizeof out, err, sizeof err) == 2, "%s %s", bad[i][0], bad[i][1]);
+		ck_assert_ptr_nonnull(strstr(err, bad[i][0]));
+	}
+}
+END_TEST
+
+/* VmRSS of the peer must stay within this of where it started */
+#define ABUSE_RSS_GROWTH_KIB (24 * 1024)
+
+static void rss_bounded(const struct tpeer *p, long base_kib, const char *after)
+{
+	long now = status_kib(p->pid, "VmRSS:");
+	ck_assert_msg(now > 0 && now - base_kib < ABUSE_RSS_GROWTH_KIB, "after %s: VmRSS %ld KiB, from %ld", after, now,
+		      base_kib);
+}
+
+/*
+ * The abuse test of issue 12, on loopback and bounded in time: malformed
+ * and partial hellos, partial RPC records held open, 200 concurrent
+ * connections, slow readers, udp from many sources. After each, a good
+ * client of each kind is served within 1 s, and the peer's RSS stays
+ * bounded.
+ */
+START_TEST(test_peer_abuse_keeps_good_clients_served_and_memory_bounded)
+{
+	struct tpeer p;
+	uint8_t b[NET_HELLO_BYTES];
+	ck_assert_int_eq(tpeer_start(&p, "127.0.0.1:0"), 0);
+	served_quickly(&p, "start");
+	long base = status_kib(p.pid, "VmRSS:");
+	ck_assert_int_gt(base, 0);
+
+	/* malformed hellos, and partial ones held open */
+	int partial[20];
+	for (int i = 0; i < 20; i++) {
+		int fd = client(p.tcp, SOCK_STREAM);
+		uint8_t junk[NET_HELLO_BYTES];
+		for (size_t k = 0; k < sizeof junk; k++)
+			junk[k] = (uint8_t)(i * 37 + k * 11);
+		if (i % 4 == 1)
+			memcpy(junk, "DSPL", 4);
+		send_bytes(fd, junk, sizeof junk);
+		close(fd);
+		partial[i] = client(i % 2 ? p.tcp : p.unix_path, SOCK_STREAM);
+		hello_bytes(b, NET_HELLO_VERSION, NET_HELLO, 10, 1);
+		send_bytes(partial[i], b, 1 + (size_t)i % (NET_HELLO_BYTES - 1));
+	}
+	served_quickly(&p, "malformed and partial hellos");
+	rss_bounded(&p, base, "malformed and partial hellos");
+
+	/* partial RPC records held open */
+	int rec[20];
+	for (int i = 0; i < 20; i++) {
+		rec[i] = client(p.rpc, SOCK_STREAM);
+		send_partial_record(rec[i]);
+	}
+	served_quickly(&p, "partial RPC records");
+	rss_bounded(&p, base, "partial RPC records");
+
+	/* 200 concurrent connections, each after a good hello */
+	int many[200];
+	for (int i = 0; i < 200; i++) {
+		many[i] = client(p.tcp, SOCK_STREAM);
+		hello_bytes(b, NET_HELLO_VERSION, NET_HELLO, 100, 1);
+		send_bytes(many[i], b, sizeof b);
+	}
+	for (int i = 0; i < 200; i++) {
+		uint64_t calls = 0;
+		ck_assert_int_eq(net_recv_all(many[i], b, sizeof b, &calls), 0);
+	}
+	served_quickly(&p, "200 concurrent connections");
+	rss_bounded(&p, base, "200 concurrent connections");
+
+	/* slow readers: big replies never read, and RPC calls pipelined, replies never read */
+	static char chunk[65536];
+	int slow = client(p.tcp, SOCK_STREAM), slow_rpc = client(p.rpc, SOCK_STREAM);
+	ck_assert_uint_eq(do_hello(slow, 1, 65536), NET_HELLO_OK);
+	fcntl(slow, F_SETFL, fcntl(slow, F_GETFL) | O_NONBLOCK);
+	fcntl(slow_rpc, F_SETFL, fcntl(slow_rpc, F_GETFL) | O_NONBLOCK);
+	/* NULL calls: mark, xid, CALL, rpcvers 2, prog, vers, proc 0, two empty auths */
+	static uint8_t calls[44 * 1000];
+	for (int i = 0; i < 1000; i++) {
+		const uint32_t w[11] = { 0x80000028u, (uint32_t)i, 0, 2, 0x2044504cu, 1, 0, 0, 0, 0, 0 };
+		for (int k = 0; k < 11; k++) {
+			uint32_t be = htonl(w[k]);
+			memcpy(calls + 44 * i + 4 * k, &be, 4);
+		}
+	}
+	uint64_t end = now_ms() + 1500;
+	while (now_ms() < end) {
+		ssize_t a = send(slow, chunk, sizeof chunk, MSG_NOSIGNAL), c = send(slow_rpc, calls, sizeof calls, MSG_NOSIGNAL);
+		if (a <= 0 && c <= 0)
+			usleep(5000);
+	}
+	served_quickly(&p, "slow readers");
+	rss_bounded(&p, base, "slow readers");
+
+	/* udp from many sources: first hellos (no state), whole exchanges, junk */
+	for (int i = 0; i < 1500; i++) {
+		int fd = client_from(p.udp, "127.0.0.2", SOCK_DGRAM);
+		hello_bytes(b, NET_HELLO_VERSION, NET_HELLO, 1, NET_UDP4_MAX_BYTES);
+		if (i % 3 == 0)
+			send_bytes(fd, b, sizeof b);
+		else if (i % 3 == 1)
+			udp_hello(fd, 1, NET_UDP4_MAX_BYTES);
+		send_bytes(fd, "x", 1);
+		close(fd);
+	}
+	served_quickly(&p, "udp from many sources");
+	rss_bounded(&p, base, "udp from many sources");
+
+	for (int i = 0; i < 20; i++) {
+		close(partial[i]);
+		close(rec[i]);
+	}
+	for (int i = 0; i < 200; i++)
+		close(many[i]);
+	close(slow);
+	close(slow_rpc);
+	served_quickly(&p, "the end");
+	ck_assert_int_eq(tpeer_stop(&p, NULL, 0), 0);
 }
 END_TEST
 
@@ -766,6 +1310,17 @@ Suite *serve_suite(void)
 	tcase_add_test(tp, test_peer_port_in_use_exits_3);
 	tcase_add_test(tp, test_peer_replaces_a_stale_unix_socket_not_a_live_one);
 	tcase_add_test(tp, test_peer_is_pinned_and_dies_with_its_parent);
+	tcase_add_test(tp, test_peer_rpc_partial_record_does_not_stall_other_clients);
+	tcase_add_test(tp, test_peer_at_the_fd_limit_refuses_without_spinning);
+	tcase_add_test(tp, test_peer_closes_idle_connections_after_the_hello);
+	tcase_add_test(tp, test_peer_limits_connections_per_source_address);
+	tcase_add_test(tp, test_peer_at_its_connection_limit_makes_room_for_a_newcomer);
+	tcase_add_test(tp, test_peer_udp_answers_an_unproven_source_with_no_more_than_it_sent);
+	tcase_add_test(tp, test_peer_udp_flood_of_new_sources_keeps_a_live_client);
+	tcase_add_test(tp, test_peer_warns_when_it_listens_beyond_loopback);
+	tcase_add_test(tp, test_peer_unix_socket_in_a_missing_directory_names_it);
+	tcase_add_test(tp, test_peer_limit_options_reject_nonsense);
+	tcase_add_test(tp, test_peer_abuse_keeps_good_clients_served_and_memory_bounded);
 	suite_add_tcase(s, tp);
 	return s;
 }

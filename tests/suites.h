@@ -26,6 +26,9 @@ Suite *pin_suite(void);
 Suite *vec_suite(void);
 Suite *dclock_suite(void);
 Suite *msg_suite(void);
+Suite *siphash_suite(void);
+Suite *udp_gate_suite(void);
+Suite *rpc_wire_suite(void);
 
 /*
  * A local peer for the socket tests, 'put serve --listen ADDR --unix
