@@ -141,6 +141,14 @@ _displace()
         mapfile -t COMPREPLY < <(compgen -W "off-cpu classic drift-robust" -- "$cur")
         return 0
         ;;
+    --stopping)
+        mapfile -t COMPREPLY < <(compgen -W "stein naive" -- "$cur")
+        return 0
+        ;;
+    --precision-of)
+        mapfile -t COMPREPLY < <(compgen -W "result normalised" -- "$cur")
+        return 0
+        ;;
     --csv | --plot | --calibration | --unix | --op-times)
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         [[ $prev == --unix ]] && mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -W none -- "$cur")

@@ -35,12 +35,6 @@ int measuring_setup(struct session *s);
 int measuring_choose_ops(struct session *s, struct series *ser);
 /* measuring_whole_pairs - reps, or reps + 1 when odd, with a note saying so and why */
 unsigned measuring_whole_pairs(unsigned reps, const char *why);
-/*
- * measuring_precision_met - under --precision: whether sum's 95 % CI is
- * within precision (a fraction) of its mean, from 3 estimates on; the CI
- * reached goes to the progress line p
- */
-int measuring_precision_met(struct msg_progress *p, const struct summary *sum, double precision);
 /* measuring_drift_note - after the first calibration: say if tau_F moved since the stored one */
 void measuring_drift_note(const struct session *s);
 /*
@@ -53,11 +47,44 @@ int measuring_warn_busy(const struct session *s, double share);
 /*
  * measuring_check_truth - what the estimators, the perturbation check and
  * the consistency check say of one summary (label: "" or e.g. "1000 B: "):
- * warnings for what makes the result untrustworthy, and returns 1 then;
+ * warnings for what makes the result untrustworthy (the fluid changed the
+ * PUT's own CPU time by more than MEASURING_MAX_CHANGE_PCT of the result;
+ * held time that may hide device-interrupt work), and returns 1 then;
  * notes for what explains a difference without changing the result.
  */
 #define MEASURING_MAX_CHANGE_PCT 5.0
 int measuring_check_truth(const struct session *s, const struct summary *sum, const char *label);
+/*
+ * --precision's stopping rule, per series: Stein's two stages (after
+ * MEASURING_STEIN_N0 estimates, as many more as their sd asks for), or
+ * under --stopping naive the first time the t interval is within P.
+ */
+#define MEASURING_STEIN_N0 4
+struct measuring_stop {
+	size_t n0;          /* the first stage's estimates, once done (0 before) */
+	double s0;          /* their sd, of the figure aimed at */
+	size_t target;      /* the estimates Stein asks for */
+	int met;
+};
+/* measuring_target - the figure --precision aims at: the result, or its normalised cost */
+const struct stats_summary *measuring_target(const struct session *s, const struct summary *sum);
+/* measuring_stop_check - after an estimate is added: 1 when the series has reached its precision */
+int measuring_stop_check(const struct session *s, struct measuring_stop *st, const struct summary *sum);
+/*
+ * measuring_stop_progress - the CI reached so far against --precision, to
+ * the progress line p: Stein's interval once the rule's first stage is done
+ * (unknown before), or under --stopping naive the t interval from 3
+ * estimates on
+ */
+void measuring_stop_progress(const struct session *s, const struct measuring_stop *st, const struct summary *sum,
+			     struct msg_progress *p);
+/*
+ * measuring_stop_ci - under Stein's rule, once the first stage is done, put
+ * Stein's interval into the summary's figure aimed at (the CI that goes with
+ * the rule); the naive rule keeps the usual t interval
+ */
+void measuring_stop_ci(const struct session *s, const struct measuring_stop *st, struct summary *sum);
+
 /*
  * measuring_open_csv - open --csv (if given) for appending with header.
  * 0, or EXIT_RESOURCE after saying why (another header, cannot open).

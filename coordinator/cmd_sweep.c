@@ -181,7 +181,14 @@ int cmd_sweep(int argc, char **argv)
 	size_t n = so.nsizes;
 	struct series *ser = calloc(n, sizeof *ser);
 	struct summary *sum = calloc(n, sizeof *sum);
+	struct measuring_stop *stop = calloc(n, sizeof *stop);
 	int rc = 0;
+	if (!ser || !sum || !stop) {
+		msg_error("out of memory");
+		st = EXIT_FAILED;
+		n = 0;
+		goto out;
+	}
 	struct msg_progress prog;
 	msg_progress_start(&prog, "sweeping", (double)n);
 	for (size_t i = 0; i < n && !st; i++) {
@@ -233,12 +240,14 @@ int cmd_sweep(int argc, char **argv)
 		if (rc)
 			break;
 		int round_done = !r.m.fit || rep % 2 == 1;
-		if (r.m.precision && round_done && rep >= (r.m.fit ? 5u : 2u)) {
+		if (r.m.precision && round_done) {
+			/* every size has its own stopping rule; the sweep stops when all are met */
 			met = 1;
 			for (size_t i = 0; i < n; i++) {
 				seq_summarize(&r.seq, &ser[i], &sum[i]);
-				if (!measuring_precision_met(&prog, &sum[i], r.m.precision))
+				if (!measuring_stop_check(&r, &stop[i], &sum[i]))
 					met = 0;
+				measuring_stop_progress(&r, &stop[i], &sum[i], &prog);
 			}
 			if (met)
 				break;
@@ -256,6 +265,8 @@ int cmd_sweep(int argc, char **argv)
 	size_t outliers = 0;
 	for (size_t i = 0; i < n; i++) {
 		seq_summarize(&r.seq, &ser[i], &sum[i]);
+		if (r.m.precision)
+			measuring_stop_ci(&r, &stop[i], &sum[i]);
 		outliers += sum[i].outliers;
 		if (r.m.csv)
 			out_csv_summary(&csv, "sweep", &r.seq.o, &ser[i], &sum[i]);
@@ -302,6 +313,7 @@ out:
 		series_free(&ser[i]);
 	free(ser);
 	free(sum);
+	free(stop);
 	csvout_close(&csv);
 	session_finish(&r);
 	return st;

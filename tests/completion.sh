@@ -103,6 +103,10 @@ mapfile -t values < <(listed plan --method)
 offers_exactly "plan --method" displace plan --method "" :: "${values[@]}"
 mapfile -t values < <(listed measure --estimator)
 offers_exactly "--estimator" displace sweep tcp --estimator "" :: "${values[@]}"
+mapfile -t values < <(listed measure --stopping)
+offers_exactly "--stopping" displace measure spin --stopping "" :: "${values[@]}"
+mapfile -t values < <(listed sweep --precision-of)
+offers_exactly "--precision-of" displace sweep tcp --precision-of "" :: "${values[@]}"
 offers_exactly "a duration" displace measure spin --run-time "" ::
 # files: --csv, and ticks's CSV file
 touch "$tmp/ticks.csv" "$tmp/other.txt"
