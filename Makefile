@@ -6,13 +6,16 @@
 #                        a saturated CPU, then the send-cost sweep (results.csv,
 #                        results.svg)
 #   make install PREFIX=/usr/local DESTDIR=
+#                        the programs, displace(1) and the bash completion
+#   make deb             the Debian package, in build/deb/, checked by lintian
 #   make SANITIZE=address,undefined check    sanitized build in build/san/
 #   make DEVELOPER=1     warnings are errors
 #   make fuzz            every libFuzzer harness in fuzz/, FUZZ_TIME s each
 #   make fuzz-NAME       one of them (fuzz/fuzz_NAME.c)
 #
 # Missing Debian packages are installed by .ci/deps (as root) before the
-# first build, or it prints the apt-get line to run.
+# first build, or it prints the apt-get line to run; NO_DEPS=1 skips that
+# (debian/rules: the package's Build-Depends are there already).
 
 .DEFAULT_GOAL := all
 
@@ -55,7 +58,7 @@ ifeq ($(filter $(NODEPS_GOALS),$(MAKECMDGOALS)),)
 endif
 
 $(CONFIG): .ci/deps
-	@./.ci/deps
+	@$(if $(NO_DEPS),:,./.ci/deps)
 	@mkdir -p $(@D)
 	@{ echo "PKG_CFLAGS := $$(pkg-config --cflags libuv jansson libtirpc)"; \
 	   echo "PKG_LIBS := $$(pkg-config --libs libuv jansson libtirpc) -lcsv -lm"; \
@@ -102,7 +105,7 @@ RPC_OBJ    := $(if $(wildcard $(RPC_X)),$(OUT)/obj/gen/displace_rpc_xdr.o \
 PROGS := $(BIN)/displace $(BIN)/fluid $(if $(PUT_SRC),$(BIN)/put,)
 TESTBIN := $(OUT)/check_displace
 
-.PHONY: all check run install uninstall clean distclean help unit e2e fuzz fuzz-build fuzz-names fuzz-rpc-wire
+.PHONY: all check run install uninstall clean distclean help unit e2e docs completion deb fuzz fuzz-build fuzz-names fuzz-rpc-wire
 all: $(PROGS)
 
 $(BIN)/displace: $(OUT)/obj/coordinator/main.o $(COORD_OBJ) $(CALIB_OBJ) $(COMMON_OBJ) $(FLUIDARG_OBJ) $(PUT_OBJ) $(RPC_OBJ) $(KERNEL_OBJ)
@@ -155,16 +158,25 @@ $(OUT)/gen/displace_rpc_clnt.c: $(RPC_X) $(OUT)/gen/displace_rpc.h
 -include $(shell find build -name '*.d' 2>/dev/null)
 
 # --- tests -----------------------------------------------------------------
-# Unit and process tests (Check, fork mode), then the end-to-end CLI script.
+# Unit and process tests (Check, fork mode), the end-to-end CLI script, the
+# manual page (lint, and every option of every --help in it), the completion.
 check: $(PROGS) $(TESTBIN)
 	DISPLACE_BIN=$(BIN) $(TESTBIN)
 	DISPLACE_BIN=$(BIN) sh tests/cli.sh
+	DISPLACE_BIN=$(BIN) sh tests/docs.sh
+	DISPLACE_BIN=$(BIN) bash tests/completion.sh
 
 unit: $(PROGS) $(TESTBIN)
 	DISPLACE_BIN=$(BIN) $(TESTBIN)
 
 e2e: $(PROGS)
 	DISPLACE_BIN=$(BIN) sh tests/cli.sh
+
+docs: $(PROGS)
+	DISPLACE_BIN=$(BIN) sh tests/docs.sh
+
+completion: $(PROGS)
+	DISPLACE_BIN=$(BIN) bash tests/completion.sh
 
 # --- fuzzing -----------------------------------------------------------------
 # One libFuzzer harness per parser: fuzz/fuzz_NAME.c, its seeds in
@@ -230,14 +242,37 @@ run: $(PROGS)
 	$(BIN)/displace sweep tcp --sizes 1000:8000:1000 --csv results.csv --plot results.svg
 
 # --- install -----------------------------------------------------------------
+# displace finds its helpers in ../libexec/displace (coordinator/experiment.c)
+MANDIR  := $(PREFIX)/share/man/man1
+BASHDIR := $(PREFIX)/share/bash-completion/completions
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/displace
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/libexec/displace \
+	  $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHDIR)
 	install -m 755 $(BIN)/displace $(DESTDIR)$(PREFIX)/bin/displace
 	install -m 755 $(filter-out $(BIN)/displace,$(PROGS)) $(DESTDIR)$(PREFIX)/libexec/displace/
+	install -m 644 docs/displace.1 $(DESTDIR)$(MANDIR)/displace.1
+	install -m 644 completion/displace.bash $(DESTDIR)$(BASHDIR)/displace
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/displace
+	rm -f $(DESTDIR)$(PREFIX)/bin/displace $(DESTDIR)$(MANDIR)/displace.1 $(DESTDIR)$(BASHDIR)/displace
 	rm -rf $(DESTDIR)$(PREFIX)/libexec/displace
+
+# --- the Debian package ------------------------------------------------------
+# dpkg-buildpackage (debian/rules builds in build/pkg/, so bin/ is left
+# alone) writes to the parent directory; the results move to build/deb/,
+# and lintian checks them. DEB_BUILD_OPTIONS=nocheck skips make check.
+VERSION := $(shell sed -n 's/^\#define DISPLACE_VERSION "\(.*\)"/\1/p' coordinator/displace.h)
+DEB_FILES = ../displace_$(VERSION)_*.deb ../displace-dbgsym_$(VERSION)_*.deb \
+	    ../displace_$(VERSION)_*.buildinfo ../displace_$(VERSION)_*.changes
+
+deb:
+	./.ci/deps deb
+	dpkg-buildpackage -us -uc -b
+	rm -rf build/deb && mkdir -p build/deb
+	mv $(DEB_FILES) build/deb/
+	lintian --fail-on error --info build/deb/displace_$(VERSION)_*.changes
+	@ls build/deb/*.deb
 
 clean:
 	rm -rf build bin
@@ -245,4 +280,4 @@ clean:
 distclean: clean
 
 help:
-	@sed -n '2,12s/^# \{0,1\}//p' Makefile
+	@sed -n '2,16s/^# \{0,1\}//p' Makefile

@@ -64,7 +64,9 @@ static void usage(FILE *f)
 		"                       through a symbolic link\n"
 		"  --no-save            do not write the store\n"
 		"  --json               print JSON instead of the human report\n"
-		"  --quiet              no progress on stderr\n"
+		"  --quiet              no progress on stderr (it is shown only when stderr\n"
+		"                       is a terminal, and not when --json output goes to a\n"
+		"                       pipe or file)\n"
 		"  --strict             exit 5 unless every CPU is quiet and reached a 95%% CI\n"
 		"                       of 0.2%% of tau_F\n"
 		"  -h, --help           this help\n"
@@ -103,6 +105,7 @@ static int calibrate_cpu(struct exp_env *e, int cpu, const struct exp_fluid_opts
 	uint64_t w0 = dclock_raw_ns();
 	for (unsigned i = 0; i < reps && !rc; i++) {
 		static struct fluid_report r;
+		msg_progress_phase(prog, "CPU %d, replication %u of %u", cpu, i + 1, reps);
 		rc = exp_run_fluids(e, &one, fo, rep_ns, &r, err, errlen);
 		if (!rc && (rc = calib_acc_add(&acc, &r)))
 			snprintf(err, errlen, "out of memory");
@@ -252,6 +255,7 @@ int cmd_calibrate(int argc, char **argv)
 		return g.status;
 	if (msg_no_operands("calibrate", argc, argv))
 		return EXIT_USAGE;
+	msg_set_json(json);
 
 	struct context ctx;
 	context_read(&ctx);
@@ -302,7 +306,8 @@ int cmd_calibrate(int argc, char **argv)
 		calib_store_free(&store);
 		return EXIT_RESOURCE;
 	}
-	exp_pin_coordinator(env, &cpus, &ctx.online);
+	/* every CPU calibrated (--cpus all): the coordinator moves off each one in turn */
+	int pin_each = exp_pin_coordinator(env, &cpus, &ctx.online) < 0;
 	struct exp_fluid_opts fo = { .sched = fluid_sched_name(sched), .chunk_loops = chunk };
 	char variant[48];
 	context_variant(variant, sizeof variant, (unsigned long long)chunk);
@@ -316,6 +321,10 @@ int cmd_calibrate(int argc, char **argv)
 	msg_progress_start(&prog, "calibrating", (double)reps * cpus.n);
 	int failed = 0, ncal = 0;
 	for (int i = 0; i < cpus.n && res; i++) {
+		if (pin_each) {
+			struct cli_cpus one = { .n = 1, .cpu = { cpus.cpu[i] } };
+			exp_pin_coordinator(env, &one, &ctx.online);
+		}
 		rc = calibrate_cpu(env, cpus.cpu[i], &fo, rep_ns, reps, &ctx, loadavg1, &prog, &done, &res[i], err,
 				   sizeof err);
 		if (rc) {

@@ -79,11 +79,19 @@ static int run_loop(struct session *r, struct series *s, struct out *o, struct m
 	uint64_t deadline = r->start_ns + r->m.max_time_ns;
 	struct msg_progress prog;
 	msg_progress_start(&prog, "measuring", r->m.precision ? 0 : reps);
+	if (r->m.precision) {
+		msg_progress_deadline(&prog, deadline);
+		msg_progress_ci(&prog, NAN, 100 * r->m.precision);
+	}
 	memset(stop, 0, sizeof *stop);
 	for (unsigned i = 0;; i++) {
 		if (!r->m.precision && i >= reps)
 			break;
 		uint64_t ops = r->m.fit && i % 2 ? sum_small_ops(s->ops) : s->ops;
+		if (r->m.precision)
+			msg_progress_phase(&prog, "run %u", i + 1);
+		else
+			msg_progress_phase(&prog, "run %u of %u", i + 1, reps);
 		int rc = seq_run(&r->seq, s, ops);
 		if (rc) {
 			msg_progress_end(&prog);
@@ -100,6 +108,7 @@ static int run_loop(struct session *r, struct series *s, struct out *o, struct m
 			seq_summarize(&r->seq, s, &sum);
 			if (measuring_stop_check(r, stop, &sum))
 				break;
+			measuring_stop_progress(r, stop, &sum, &prog);
 		}
 		if (pair_done && dclock_raw_ns() >= deadline) {
 			if (!r->m.precision)
@@ -146,7 +155,12 @@ int cmd_measure(int argc, char **argv)
 	int rc = 0;
 	struct measuring_stop stop;
 	memset(&stop, 0, sizeof stop);
-	if ((st = measuring_choose_ops(&r, &s)))
+	struct msg_progress pilot;
+	msg_progress_start(&pilot, "measuring", 0);
+	msg_progress_phase(&pilot, "pilot run");
+	st = measuring_choose_ops(&r, &s);
+	msg_progress_end(&pilot);
+	if (st)
 		goto out;
 	if (s.ops == 0) {
 		/* set-up and tear-down only: every run is a null run, nothing to fit */

@@ -20,6 +20,7 @@ int measuring_parse(struct session *s, int argc, char **argv, const struct opts_
 		return msg_usage(s->m.cmd, "%s", err);
 	if (s->m.quiet)
 		msg_set_quiet(true);
+	msg_set_json(s->m.json);
 	return 0;
 }
 
@@ -221,6 +222,19 @@ int measuring_stop_check(const struct session *s, struct measuring_stop *st, con
 	}
 	st->met = sum->n >= st->target;
 	return st->met;
+}
+
+void measuring_stop_progress(const struct session *s, const struct measuring_stop *st, const struct summary *sum,
+			     struct msg_progress *p)
+{
+	const struct stats_summary *t = measuring_target(s, sum);
+	/* the interval that goes with the rule: Stein's once its first stage is done, else the t interval (3 on) */
+	double half = NAN;
+	if (!s->m.stopping_naive && st->n0)
+		half = stats_stein_half(st->s0, st->n0, sum->n, 0.95);
+	else if (s->m.stopping_naive && sum->n >= 3)
+		half = t->ci_half;
+	msg_progress_ci(p, 100 * half / fabs(t->mean), 100 * s->m.precision);
 }
 
 void measuring_stop_ci(const struct session *s, const struct measuring_stop *st, struct summary *sum)

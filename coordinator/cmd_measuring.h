@@ -9,6 +9,7 @@
 
 #include "calib/summary.h"
 #include "coordinator/csvout.h"
+#include "coordinator/msg.h"
 #include "coordinator/plot.h"
 #include "coordinator/session.h"
 
@@ -71,6 +72,14 @@ struct measuring_stop {
 const struct stats_summary *measuring_target(const struct session *s, const struct summary *sum);
 /* measuring_stop_check - after an estimate is added: 1 when the series has reached its precision */
 int measuring_stop_check(const struct session *s, struct measuring_stop *st, const struct summary *sum);
+/*
+ * measuring_stop_progress - the CI reached so far against --precision, to
+ * the progress line p: Stein's interval once the rule's first stage is done
+ * (unknown before), or under --stopping naive the t interval from 3
+ * estimates on
+ */
+void measuring_stop_progress(const struct session *s, const struct measuring_stop *st, const struct summary *sum,
+			     struct msg_progress *p);
 /*
  * measuring_stop_ci - under Stein's rule, once the first stage is done, put
  * Stein's interval into the summary's figure aimed at (the CI that goes with

@@ -781,9 +781,13 @@ static int prepare_clients(struct predict *pd, struct psize *p, const char *labe
 static int prepare_sizes(struct predict *pd)
 {
 	struct session *r = &pd->r;
+	struct msg_progress prog;
+	msg_progress_start(&prog, "predicting", (double)pd->n);
 	for (size_t i = 0; i < pd->n; i++) {
 		struct psize *p = &pd->ps[i];
 		char label[32], compute[48], v[32];
+		msg_progress_update(&prog, (double)i);
+		msg_progress_phase(&prog, "pilot, size %" PRIu64 " B", p->size);
 		snprintf(label, sizeof label, "%" PRIu64, p->size);
 		/* the blocking mode, as sweep measures it */
 		session_series_init(r, &p->block, label);
@@ -818,6 +822,7 @@ static int prepare_sizes(struct predict *pd)
 		p->cost.ops = l;
 		p->sat_msgs = pd->po.messages ? pd->po.messages : l;
 	}
+	msg_progress_end(&prog);
 	if (r->peer_note[0])
 		msg_info("%s", r->peer_note);
 	return 0;
@@ -866,9 +871,11 @@ static int run_rounds(struct predict *pd)
 	uint64_t deadline = r->start_ns + r->m.max_time_ns;
 	struct msg_progress prog;
 	msg_progress_start(&prog, "predicting", r->m.precision ? 0 : (double)reps * (double)n);
+	msg_progress_deadline(&prog, deadline);
 	int rc = 0;
 	for (unsigned rep = 0; !rc && (r->m.precision || rep < reps); rep++) {
 		for (size_t j = 0; j < n && !rc; j++) {
+			msg_progress_phase(&prog, "round %u, size %" PRIu64 " B", rep + 1, pd->ps[(j + rep / 2) % n].size);
 			rc = size_round(pd, &pd->ps[(j + rep / 2) % n], rep, block_rounds);
 			msg_progress_update(&prog, (double)rep * (double)n + (double)j + 1);
 		}
@@ -884,6 +891,7 @@ static int run_rounds(struct predict *pd)
 			pd->met = 1;
 			for (size_t i = 0; i < n; i++) {
 				finish_size(pd, &pd->ps[i]);
+				msg_progress_ci(&prog, pd->ps[i].pr.err_ci[PRED_DISPLACEMENT], 100 * r->m.precision);
 				if (!(pd->ps[i].pr.err_ci[PRED_DISPLACEMENT] <= 100 * r->m.precision))
 					pd->met = 0;
 			}

@@ -48,8 +48,8 @@ static void usage(FILE *f)
 	opts_help_measurement(f, "sweep");
 	fputs("\n", f);
 	opts_help_output(f, "sweep",
-			  "  --plot FILE.svg      cost against size: displacement with CI bars, lines\n"
-			  "                       for the OS sources, through gnuplot; FILE.gp and\n"
+			  "  --plot FILE.svg      cost against size: displacement and each OS source\n"
+			  "                       with its 95% CI bars, through gnuplot; FILE.gp and\n"
 			  "                       FILE.dat are written beside it (render elsewhere\n"
 			  "                       with: gnuplot FILE.gp > FILE.svg)\n");
 	fputs("\n"
@@ -125,27 +125,34 @@ static void print_table(const struct session *r, struct series *ser, struct summ
 static int write_plot(const char *path, const struct session *r, struct series *ser, struct summary *sum,
 		      size_t n)
 {
-	double *x = calloc(n, sizeof *x), *y[1 + EST_NSRC], *e = calloc(n, sizeof *e);
+	/* displacement and every OS source, each with its 95 % CI */
+	double *x = calloc(n, sizeof *x), *y[1 + EST_NSRC], *e[1 + EST_NSRC];
 	struct plot_series ps[1 + EST_NSRC];
-	for (int k = 0; k <= EST_NSRC; k++)
+	for (int k = 0; k <= EST_NSRC; k++) {
 		y[k] = calloc(n, sizeof *y[k]);
+		e[k] = calloc(n, sizeof *e[k]);
+	}
 	for (size_t i = 0; i < n; i++) {
 		x[i] = (double)ser[i].size_bytes;
 		y[0][i] = sum[i].tau.mean / 1e3;
-		e[i] = sum[i].tau.ci_half / 1e3;
-		for (int k = 0; k < EST_NSRC; k++)
+		e[0][i] = sum[i].tau.ci_half / 1e3;
+		for (int k = 0; k < EST_NSRC; k++) {
 			y[1 + k][i] = sum[i].os[k].mean / 1e3;
+			e[1 + k][i] = sum[i].os[k].ci_half / 1e3;
+		}
 	}
-	ps[0] = (struct plot_series){ "displacement (95% CI)", x, y[0], e, n };
+	ps[0] = (struct plot_series){ "displacement", x, y[0], e[0], n };
 	for (int k = 0; k < EST_NSRC; k++)
-		ps[1 + k] = (struct plot_series){ est_src_name((enum est_src)k), x, y[1 + k], NULL, n };
+		ps[1 + k] = (struct plot_series){ est_src_name((enum est_src)k), x, y[1 + k], e[1 + k], n };
 	char title[160];
-	snprintf(title, sizeof title, "%s: CPU cost per operation by message size (CPU %d)", r->m.workload, r->m.cpu);
+	snprintf(title, sizeof title, "%s: CPU cost per operation by message size, with 95%% CIs (CPU %d)",
+		 r->m.workload, r->m.cpu);
 	int rc = measuring_plot(path, title, "message size (bytes)", "CPU per operation (µs)", ps, 1 + EST_NSRC);
-	for (int k = 0; k <= EST_NSRC; k++)
+	for (int k = 0; k <= EST_NSRC; k++) {
 		free(y[k]);
+		free(e[k]);
+	}
 	free(x);
-	free(e);
 	return rc;
 }
 
@@ -191,13 +198,18 @@ int cmd_sweep(int argc, char **argv)
 		n = 0;
 		goto out;
 	}
+	struct msg_progress prog;
+	msg_progress_start(&prog, "sweeping", (double)n);
 	for (size_t i = 0; i < n && !st; i++) {
 		char label[32];
 		snprintf(label, sizeof label, "%" PRIu64, so.sizes[i]);
 		session_series_init(&r, &ser[i], label);
 		ser[i].size_bytes = so.sizes[i];
+		msg_progress_phase(&prog, "pilot, size %" PRIu64 " B", so.sizes[i]);
 		st = measuring_choose_ops(&r, &ser[i]);
+		msg_progress_update(&prog, (double)i + 1);
 	}
+	msg_progress_end(&prog);
 	if (st)
 		goto out;
 	if (r.peer_note[0])
@@ -207,8 +219,11 @@ int cmd_sweep(int argc, char **argv)
 	if (r.m.fit)
 		reps = measuring_whole_pairs(reps, "the fit needs whole pairs");
 	uint64_t deadline = r.start_ns + r.m.max_time_ns;
-	struct msg_progress prog;
 	msg_progress_start(&prog, "sweeping", r.m.precision ? 0 : (double)reps * (double)n);
+	if (r.m.precision) {
+		msg_progress_deadline(&prog, deadline);
+		msg_progress_ci(&prog, NAN, 100 * r.m.precision);
+	}
 	int met = 0;
 	for (unsigned rep = 0;; rep++) {
 		if (!r.m.precision && rep >= reps)
@@ -217,6 +232,11 @@ int cmd_sweep(int argc, char **argv)
 		for (size_t j = 0; j < n && !rc; j++) {
 			size_t i = (j + rep / (r.m.fit ? 2 : 1)) % n;
 			uint64_t ops = r.m.fit && rep % 2 ? sum_small_ops(ser[i].ops) : ser[i].ops;
+			if (r.m.precision)
+				msg_progress_phase(&prog, "round %u, size %" PRIu64 " B", rep + 1, ser[i].size_bytes);
+			else
+				msg_progress_phase(&prog, "round %u of %u, size %" PRIu64 " B", rep + 1, reps,
+						   ser[i].size_bytes);
 			rc = seq_run(&r.seq, &ser[i], ops);
 			if (rc)
 				break;
@@ -236,6 +256,7 @@ int cmd_sweep(int argc, char **argv)
 				seq_summarize(&r.seq, &ser[i], &sum[i]);
 				if (!measuring_stop_check(&r, &stop[i], &sum[i]))
 					met = 0;
+				measuring_stop_progress(&r, &stop[i], &sum[i], &prog);
 			}
 			if (met)
 				break;

@@ -10,7 +10,7 @@
 const char opts_help_placement[] =
 	"Placement:\n"
 	"  --cpu N              the measured CPU: the PUT and its fluid run there\n"
-	"                       (default 0)\n"
+	"                       (default: the first CPU of --cpus, else 0)\n"
 	"  --cpus LIST          one fluid on each of these CPUs (must include --cpu);\n"
 	"                       each CPU's displacement is shown and the total is the\n"
 	"                       cost (default: just --cpu)\n"
@@ -104,7 +104,10 @@ void opts_help_output(FILE *f, const char *cmd, const char *more)
 	if (more)
 		fputs(more, f);
 	fputs("  --json               print JSON instead of the human report\n"
-	      "  --quiet              no progress or notes on stderr (warnings stay)\n"
+	      "  --quiet              no progress or notes on stderr (warnings stay); the\n"
+	      "                       progress line (phase, CI so far under --precision,\n"
+	      "                       ETA) is shown only when stderr is a terminal, and\n"
+	      "                       not when --json output goes to a pipe or file\n"
 	      "  --strict             exit 5 if the result is untrustworthy (CI not reached,\n"
 	      "                       outliers, noisy host)\n"
 	      "  -h, --help           this help\n",
@@ -167,6 +170,7 @@ static int common_opt(struct opts *m, int id, const char *v)
 	uint64_t u;
 	switch (id) {
 	case O_CPU:
+		m->cpu_given = 1;
 		return cli_parse_int(v, 0, CLI_MAX_CPUS - 1, &m->cpu);
 	case O_CPUS:
 		m->cpus_arg = v;

@@ -24,6 +24,7 @@ struct opts {
 	char *wargs[OPTS_MAX_WARGS];
 	int nwargs;
 	int cpu;                    /* the PUT's CPU */
+	int cpu_given;              /* --cpu was given; else cpu is the first of --cpus */
 	const char *cpus_arg;       /* fluid CPUs; NULL: just cpu */
 	const char *peer_cpu_arg;   /* NULL: automatic */
 	const char *peer_arg;       /* --peer: an external peer */

@@ -41,6 +41,24 @@ static int in_path(const char *prog)
 	return 0;
 }
 
+/* how far apart the series are drawn, as a share of the x range (of its logarithm on a log axis) */
+#define DODGE 0.006
+
+/* the smallest and largest finite x of every series (both 0 if there is none) */
+static void x_span(const struct plot_series *s, size_t ns, double *lo, double *hi)
+{
+	*lo = INFINITY;
+	*hi = -INFINITY;
+	for (size_t k = 0; k < ns; k++)
+		for (size_t i = 0; i < s[k].n; i++)
+			if (isfinite(s[k].x[i])) {
+				*lo = fmin(*lo, s[k].x[i]);
+				*hi = fmax(*hi, s[k].x[i]);
+			}
+	if (!isfinite(*lo))
+		*lo = *hi = 0;
+}
+
 /* a gnuplot string literal: single quotes, doubled inside; the caller checked safetext_printable() */
 static void gp_str(FILE *f, const char *s)
 {
@@ -169,12 +187,33 @@ int plot_write(const char *svg_path, const char *title, const char *xlabel, cons
 	gp_str(f, xlabel);
 	fputs("\nset ylabel ", f);
 	gp_str(f, ylabel);
-	fputs("\nset key top left\nset grid\nset yrange [0:*]\nplot ", f);
+	/*
+	 * The key below the graph covers no data; the offsets keep the end
+	 * points' CI bars off the border. Sizes that span decades get a log
+	 * axis, and each series is drawn DODGE of the x range beside the next,
+	 * so that CI bars at one size do not hide each other.
+	 */
+	double lo, hi;
+	x_span(s, ns, &lo, &hi);
+	int logx = lo > 0 && hi / lo >= 20;
+	fputs("\nset key outside below center horizontal\nset grid\nset autoscale xfix"
+	      "\nset offsets graph 0.04, graph 0.04, 0, 0\nset yrange [0:*]\n",
+	      f);
+	if (logx)
+		fputs("set logscale x\n", f);
+	fprintf(f, "# the series are drawn up to %.1f%% of the x range apart, so that their CI bars stay apart\nplot ",
+		100 * DODGE * (double)(ns > 0 ? ns - 1 : 0) / 2);
 	for (size_t k = 0; k < ns; k++) {
+		double d = DODGE * ((double)k - (double)(ns - 1) / 2);
+		char x[64];
+		if (logx)
+			snprintf(x, sizeof x, "($1*%.9g)", pow(hi / lo, d));
+		else
+			snprintf(x, sizeof x, "($1%+.9g)", d * (hi > lo ? hi - lo : fabs(hi)));
 		if (k)
 			fputs(", \\\n     ", f);
 		gp_str(f, dat);
-		fprintf(f, " index %zu using 1:2%s with %s lw 2 title ", k, s[k].err ? ":3" : "",
+		fprintf(f, " index %zu using %s:2%s with %s lw 2 title ", k, x, s[k].err ? ":3" : "",
 			s[k].err ? "yerrorlines" : "linespoints");
 		gp_str(f, s[k].title);
 	}

@@ -162,10 +162,14 @@ static int choose_peer_cpu(struct session *s, int *cpu)
 	return 0;
 }
 
-/* the fluid CPUs: --cpus, which must hold --cpu, or just --cpu */
+/*
+ * the fluid CPUs: --cpus, which must hold --cpu, or just --cpu. Without
+ * --cpu the measured CPU is the first one --cpus names (the set is sorted,
+ * so that is read from the text; "all" starts at the first online CPU).
+ */
 static int fluid_cpus(struct session *s, struct cli_cpus *cpus)
 {
-	const struct opts *m = &s->m;
+	struct opts *m = &s->m;
 	if (!m->cpus_arg) {
 		cpus->n = 1;
 		cpus->cpu[0] = m->cpu;
@@ -176,6 +180,12 @@ static int fluid_cpus(struct session *s, struct cli_cpus *cpus)
 	for (int i = 0; i < cpus->n; i++)
 		if (!cli_cpus_contains(&s->ctx.online, cpus->cpu[i]))
 			return fail(s, -EINVAL, "cpu %d in --cpus is not online", cpus->cpu[i]);
+	if (!m->cpu_given) {
+		char first[16];
+		snprintf(first, sizeof first, "%.*s", (int)strcspn(m->cpus_arg, ",-"), m->cpus_arg);
+		if (cli_parse_int(first, 0, CLI_MAX_CPUS - 1, &m->cpu))
+			m->cpu = cpus->cpu[0];
+	}
 	if (!cli_cpus_contains(cpus, m->cpu))
 		return fail(s, -EINVAL, "--cpus %s must include the measured CPU %d (--cpu)", m->cpus_arg, m->cpu);
 	if (cpus->n > EXP_MAX_CPUS)
@@ -189,16 +199,17 @@ int session_setup(struct session *s)
 	int rc;
 	context_read(&s->ctx);
 	s->peer_cpu = s->coordinator_cpu = -1;
+	struct seq_opts o;
+	memset(&o, 0, sizeof o);
+	/* first: without --cpu, the measured CPU comes from --cpus */
+	if ((rc = fluid_cpus(s, &o.cpus)))
+		return rc;
 	if (!cli_cpus_contains(&s->ctx.online, m->cpu)) {
 		char on[256];
 		cli_format_cpulist(&s->ctx.online, on, sizeof on);
 		return fail(s, -EINVAL, "cpu %d is not online (online: %s)", m->cpu, on);
 	}
-	struct seq_opts o;
-	memset(&o, 0, sizeof o);
 	o.cpu = m->cpu;
-	if ((rc = fluid_cpus(s, &o.cpus)))
-		return rc;
 	/* the peer's CPU is checked now, before anything is started */
 	if (s->w->peer && !m->peer_arg && (rc = choose_peer_cpu(s, &s->peer_cpu)))
 		return rc;

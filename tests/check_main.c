@@ -38,6 +38,7 @@ int main(void)
 		plot_suite,
 		ticksfile_suite,
 		peer_suite,
+		msg_suite,
 		siphash_suite,
 		udp_gate_suite,
 		rpc_wire_suite,

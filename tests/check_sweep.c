@@ -137,7 +137,10 @@ START_TEST(test_sweep_writes_csv_rows_and_json_by_size)
 	/*
 	 * Another process hogging CPU 0 between the calibrations and the runs
 	 * (a shared host) can drive one attempt's displacement below 0: three
-	 * attempts. The rows and keys are checked on every one.
+	 * attempts, and an attempt that sweep itself said another process held
+	 * the CPU in counts (its figures hold that process's work; the
+	 * warning is what the user gets). The rows and keys are checked on
+	 * every one.
 	 */
 	char why[128] = "";
 	int ok = 0;
@@ -147,9 +150,10 @@ START_TEST(test_sweep_writes_csv_rows_and_json_by_size)
 		int st = sweep("1000,2000", "2", extra);
 		ck_assert_msg(st == 0, "exit %d: %s", st, err);
 		check_csv(csv);
-		ok = check_json(out, why, sizeof why);
+		ok = check_json(out, why, sizeof why) || strstr(err, "another process held it");
 	}
-	ck_assert_msg(ok, "three sweeps, none with every displacement above 0; the last: %s", why);
+	ck_assert_msg(ok, "three sweeps, none with every displacement above 0 and no warning of a busy CPU; the "
+			  "last: %s; %.300s", why, err);
 }
 END_TEST
 
@@ -215,7 +219,14 @@ START_TEST(test_sweep_plot_writes_svg_or_script)
 	const char *p = strchr(dat, '\n');
 	ck_assert_ptr_nonnull(p);
 	ck_assert_msg(!strncmp(p + 1, "1000 ", 5) && strstr(p, "\n2000 "), "%.200s", dat);
-	ck_assert_int_eq(access(tu_case_path("cost.gp"), R_OK), 0);
+	/* the key under the graph, off the data; CI bars for displacement and each OS source */
+	char gp[1 << 14];
+	ck_assert_int_gt(tu_read_file(tu_case_path("cost.gp"), gp, sizeof gp), 0);
+	ck_assert_msg(strstr(gp, "\nset key outside below"), "%s", gp);
+	int bars = 0;
+	for (const char *q = gp; (q = strstr(q, " with yerrorlines ")); q++)
+		bars++;
+	ck_assert_int_eq(bars, 1 + EST_NSRC);
 	if (tu_run((char *const[]){ "/bin/sh", "-c", "command -v gnuplot", NULL }, NULL, 0, NULL, 0) == 0) {
 		char text[1 << 16];
 		ck_assert_int_gt(tu_read_file(svg, text, sizeof text), 0);

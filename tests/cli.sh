@@ -316,13 +316,8 @@ has err "at most 100000000 operations" "put --op-times too many"
 # and a figure is checked only loosely, and not at all when displace itself
 # said that another process held the measured CPU.
 quick="--run-time 50ms --calib-time 50ms"
-readme="$(dirname "$0")/../README.md"
-# readme_header HEADING: the CSV header README.md shows in the block after HEADING, joined
-readme_header() {
-	awk -v h="$1" 'index($0, h) == 1 { f = 1; next }
-		f && /^```/ { if (inb) exit; inb = 1; next }
-		inb { printf "%s", $0 } END { print "" }' "$readme"
-}
+# shellcheck source=tests/readme.sh
+. "$(dirname "$0")/readme.sh"
 # count_rows FILE KIND [SIZE]: rows of kind KIND (and size_bytes SIZE) in a --csv file
 count_rows() {
 	awk -F, -v k="$2" -v s="${3-}" 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
@@ -376,6 +371,18 @@ fi
 # shellcheck disable=SC2086
 expect 5 "measure --strict with one pair" -- "$D" measure spin --us 50 --reps 2 $quick --strict
 has err "no confidence interval" "measure --strict with one pair"
+
+# --cpus without --cpu measures the first CPU it lists; with --cpu, it must list that one
+last=$(($(getconf _NPROCESSORS_ONLN) - 1))
+if [ "$last" -gt 0 ]; then
+	# shellcheck disable=SC2086
+	expect 0 "measure --cpus without --cpu" -- "$D" measure spin --us 50 --reps 2 $quick --json --cpus "$last,0"
+	json out "measure --cpus $last,0: CPU $last measured, fluids on both" ".cpu == $last and (.fluid_cpus | . == \"0,$last\" or . == \"0-1\")"
+	expect 2 "measure --cpu 0 --cpus $last" -- "$D" measure spin --us 50 --cpu 0 --cpus "$last"
+	has err "must include the measured CPU 0" "measure --cpu 0 --cpus $last"
+else
+	echo "skip: --cpus without --cpu: one CPU online" >&2
+fi
 
 # measure tcp: the human report, and the CSV rows of README.md
 # shellcheck disable=SC2086
@@ -433,6 +440,50 @@ json out "predict json: the error follows from prediction and measurement" '.siz
 	and (if $p == null or $m == null then $e == null else ($e - 100 * ($p - $m) / $m | fabs) < 0.01 end)'
 csv_like "$tmp/p.csv" "### Results of predict" "predict --csv"
 eq "$(rows "$tmp/p.csv")" 2 "predict --csv: a row per size"
+
+# --- progress: on a terminal only, never with --quiet or JSON to a pipe -------
+# script(1) (bsdutils, essential in Debian) runs a command on a pseudo-terminal;
+# its output, with the progress line's \r and erase codes, lands in $tmp/tty.
+hasnt() {
+	if grep -q -- "$2" "$tmp/$1"; then bad "$3: '$2' in $1"; sed 's/^/  | /' "$tmp/$1" >&2; else ok; fi
+}
+on_tty() {
+	script -q -e -c "$*" "$tmp/tty.log" </dev/null >"$tmp/tty" 2>&1
+}
+# no terminal here: the runs above drew no progress
+hasnt err "sweeping:" "no progress without a terminal"
+if ! command -v script >/dev/null 2>&1; then
+	echo "skip: progress tests: script(1) is not installed (Debian: bsdutils)" >&2
+else
+	cal="--reps 3 --seconds 10ms --no-save"
+	# shellcheck disable=SC2086
+	on_tty "$D" calibrate $cal
+	has tty "calibrating: CPU 0, replication 1 of 3  \[" "calibrate: progress on a terminal"
+	# shellcheck disable=SC2086
+	on_tty "$D" calibrate $cal --quiet
+	hasnt tty "calibrating:" "calibrate --quiet: no progress"
+	# shellcheck disable=SC2086
+	on_tty "$D" calibrate $cal --json ">$tmp/cal.json"
+	hasnt tty "calibrating:" "calibrate --json to a file: no progress"
+	json cal.json "calibrate --json to a file" '.cpus | length == 1'
+	# four runs of about 0.2 s: the line is drawn again (at most every 250 ms) with an ETA
+	# shellcheck disable=SC2086
+	on_tty "$D" measure spin --us 50 --reps 4 $quick ">/dev/null"
+	has tty "measuring: pilot run" "measure: the pilot on a terminal"
+	has tty "measuring: run 1 of 4  \[ *\] 0/4" "measure: run i of n on a terminal"
+	has tty "ETA [0-9]*:[0-9][0-9]" "measure: an ETA on a terminal"
+	# shellcheck disable=SC2086
+	on_tty "$D" measure spin --us 50 --precision 50% --max-time 20s $quick ">/dev/null"
+	has tty "measuring: run 1  CI target ±50.00%  ETA ≤0:" "measure --precision: the target and --max-time"
+	# shellcheck disable=SC2086
+	on_tty "$D" sweep udp --sizes 100,200 --reps 2 $quick ">/dev/null"
+	has tty "sweeping: pilot, size 100 B" "sweep: the pilots on a terminal"
+	has tty "sweeping: round 1 of 2, size [12]00 B" "sweep: round and size on a terminal"
+	# shellcheck disable=SC2086
+	on_tty "$D" predict tcp --sizes 1000 --compute 10 --reps 2 $quick ">/dev/null"
+	has tty "predicting: pilot, size 1000 B" "predict: the pilot on a terminal"
+	has tty "predicting: round 1, size 1000 B" "predict: the round on a terminal"
+fi
 
 echo "cli.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -31,6 +31,7 @@ Suite *csvout_suite(void);
 Suite *plot_suite(void);
 Suite *ticksfile_suite(void);
 Suite *peer_suite(void);
+Suite *msg_suite(void);
 Suite *siphash_suite(void);
 Suite *udp_gate_suite(void);
 Suite *rpc_wire_suite(void);
