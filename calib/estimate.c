@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int est_cal_from(const struct fluid_report *r, int use_steal, struct est_cal *c)
@@ -230,6 +231,36 @@ int est_run_from(const struct est_run_in *in, struct est_run *run, int *bad_cpu)
 	run->nvcsw = p->nvcsw;
 	run->nivcsw = p->nivcsw;
 	run->cmd_status = p->cmd_status;
+	char v[32];
+	run->bytes = report_field(p->extra, "sent_bytes", v, sizeof v) ? strtod(v, NULL) : NAN;
+	return 0;
+}
+
+int est_end_from(const struct est_end_in *in, struct est_end *e, int *bad)
+{
+	memset(e, 0, sizeof *e);
+	e->ncpu = in->ncpu;
+	for (int i = 0; i < in->ncpu; i++) {
+		struct est_cpu c;
+		/* not the PUT's CPU: steal is the calibrations' rate times T_F(2), as for a local peer's CPU */
+		if (est_cpu_from(&in->fluid[i], &in->before[i], &in->after[i], in->tau_sd_ns[i], 0, 0, in->use_steal, &c)) {
+			*bad = i;
+			return -EINVAL;
+		}
+		e->cpu_t_put_ns[i] = c.t_put_ns;
+		e->cpu_offcpu_ns[i] = c.t_put_offcpu_ns;
+		e->cpu_robust_ns[i] = c.t_put_robust_ns;
+		e->t_put_ns += c.t_put_ns;
+		e->t_put_offcpu_ns += c.t_put_offcpu_ns;
+		e->t_put_robust_ns += c.t_put_robust_ns;
+		e->drift_ns += c.drift_ns;
+		e->calib_ns += c.calib_ns;
+		e->cache_ns += c.cache_ns;
+		e->bg_ns += c.bg_ns;
+		/* each CPU's T_F is read at both ends by that host's clock */
+		double lf1 = (in->before[i].wall_ns / in->before[i].tau_ns + in->after[i].wall_ns / in->after[i].tau_ns) / 2;
+		e->res_ns += est_res_ns(in->delta_ns, c.l2, lf1);
+	}
 	return 0;
 }
 

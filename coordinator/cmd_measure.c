@@ -237,6 +237,8 @@ int cmd_measure(int argc, char **argv)
 		printf("displace measure %s %s\n", r.m.workload, args);
 		printf("  CPU %d, fluid (%s) on CPU %s; %" PRIu64 " ops per run, %zu runs%s\n", r.m.cpu,
 		       r.seq.o.fluid.sched, cpus, s.ops, s.nruns, r.m.precision ? (met ? ", precision reached" : ", precision NOT reached") : "");
+		if (r.seq.o.remote)
+			printf("  %s\n", r.peer_note);
 		out_text_print(stdout, &sum, &r.seq.o, &r.ctx);
 	}
 	if (r.m.strict && untrusted)

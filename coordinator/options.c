@@ -1,6 +1,7 @@
 /* options.c - the options measure, sweep and predict share */
 #include "coordinator/options.h"
 #include "calib/summary.h"
+#include "put/net.h"
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,7 +22,12 @@ const char opts_help_placement[] =
 	"                       workloads' own --peer defaults do not apply\n"
 	"  --peer-cpu N|same    the local peer's CPU (default: another CPU, not the\n"
 	"                       measured CPU's SMT sibling); same puts it on the\n"
-	"                       measured CPU, so its work is in the displacement\n";
+	"                       measured CPU, so its work is in the displacement\n"
+	"  --remote-cpus LIST|all  with --peer: measure the peer's host too, with a\n"
+	"                       fluid on these of its CPUs, which 'displace serve\n"
+	"                       --fluid-cpus' there offers (all: every one); the\n"
+	"                       result gives the local cost, the remote cost and\n"
+	"                       their total, per CPU on both ends (default: off)\n";
 
 /*
  * --ops, --reps, --precision, the fit and --csv mean a little different
@@ -54,6 +60,12 @@ void opts_help_measurement(FILE *f, const char *cmd)
 			"                       95%% CI is within P%% of the mean, or --max-time runs out\n",
 			sweep ? "" : ". --ops 0\n                       runs set-up and tear-down only: the start-up cost S",
 			sweep ? " per size" : "", sweep ? "8: 4" : "16: 8", sweep ? " to every size" : "");
+	if (!predict)
+		fputs("  --flows K            socket workloads: K connections at once from the one\n"
+		      "                       PUT, round robin, one message in flight on each\n"
+		      "                       (1 to 256, default 1); the cost is per operation\n"
+		      "                       and per byte at that concurrency\n",
+		      f);
 	fputs("  --max-time T         stop adding runs after T (default 10m); also the limit\n"
 	      "                       of one run is 10 x its expected length, at least 60 s\n"
 	      "  --run-time T         target length of one L run (default 500ms)\n",
@@ -104,7 +116,7 @@ void opts_help_output(FILE *f, const char *cmd, const char *more)
 enum {
 	O_CPU = 1000, O_CPUS, O_PEER_CPU, O_PEER, O_SCHED, O_OPS, O_REPS, O_PRECISION, O_MAX_TIME, O_RUN_TIME,
 	O_FIT, O_NO_FIT, O_CAL, O_LEAD_IN, O_LEAD_OUT, O_CHUNK, O_CLOCK_RES, O_CSV, O_PLOT, O_STORE, O_JSON, O_QUIET,
-	O_STRICT, O_ESTIMATOR, O_NO_PERTURB,
+	O_STRICT, O_ESTIMATOR, O_NO_PERTURB, O_REMOTE_CPUS, O_FLOWS,
 };
 
 static const struct opts_extra common[] = {
@@ -112,6 +124,8 @@ static const struct opts_extra common[] = {
 	{ "cpus", 1, O_CPUS },
 	{ "peer-cpu", 1, O_PEER_CPU },
 	{ "peer", 1, O_PEER },
+	{ "remote-cpus", 1, O_REMOTE_CPUS },
+	{ "flows", 1, O_FLOWS },
 	{ "fluid-sched", 1, O_SCHED },
 	{ "ops", 1, O_OPS },
 	{ "reps", 1, O_REPS },
@@ -153,6 +167,14 @@ static int common_opt(struct opts *m, int id, const char *v)
 		return 0;
 	case O_PEER:
 		m->peer_arg = v;
+		return 0;
+	case O_REMOTE_CPUS:
+		m->remote_cpus_arg = v;
+		return 0;
+	case O_FLOWS:
+		if (cli_parse_u64(v, 1, NET_MAX_FLOWS, &u))
+			return -1;
+		m->flows = (unsigned)u;
 		return 0;
 	case O_SCHED:
 		return fluid_sched_parse(v, &m->sched);
@@ -248,6 +270,8 @@ static const char *hint(int id)
 		return " (a positive duration, e.g. 500ms)";
 	case O_ESTIMATOR:
 		return " (off-cpu, classic or drift-robust)";
+	case O_FLOWS:
+		return " (1 to 256 connections)";
 	default:
 		return "";
 	}

@@ -27,6 +27,8 @@ struct opts {
 	const char *cpus_arg;       /* fluid CPUs; NULL: just cpu */
 	const char *peer_cpu_arg;   /* NULL: automatic */
 	const char *peer_arg;       /* --peer: an external peer */
+	const char *remote_cpus_arg; /* --remote-cpus: the peer host's fluid CPUs ("all" or a list); NULL: not measured */
+	unsigned flows;             /* --flows K: connections at once (0 or 1: one) */
 	enum fluid_sched sched;
 	uint64_t ops;               /* with ops_given; 0 = set-up and tear-down only */
 	int ops_given;

@@ -28,6 +28,8 @@ Suite *dclock_suite(void);
 Suite *siphash_suite(void);
 Suite *udp_gate_suite(void);
 Suite *rpc_wire_suite(void);
+Suite *ctl_wire_suite(void);
+Suite *remote_suite(void);
 
 /*
  * A local peer for the socket tests, 'put serve --listen ADDR --unix
