@@ -50,6 +50,7 @@ static void usage(FILE *f)
 	}
 	fputs("\n", f);
 	fputs(opts_help_placement, f);
+	fputs(opts_help_both_ends, f);
 	fputs("\n", f);
 	opts_help_measurement(f, "measure");
 	fputs("\n", f);

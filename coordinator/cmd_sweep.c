@@ -43,6 +43,7 @@ static void usage(FILE *f)
 	      "\n",
 	      f);
 	fputs(opts_help_placement, f);
+	fputs(opts_help_both_ends, f);
 	fputs("\n", f);
 	opts_help_measurement(f, "sweep");
 	fputs("\n", f);

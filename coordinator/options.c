@@ -22,7 +22,9 @@ const char opts_help_placement[] =
 	"                       workloads' own --peer defaults do not apply\n"
 	"  --peer-cpu N|same    the local peer's CPU (default: another CPU, not the\n"
 	"                       measured CPU's SMT sibling); same puts it on the\n"
-	"                       measured CPU, so its work is in the displacement\n"
+	"                       measured CPU, so its work is in the displacement\n";
+
+const char opts_help_both_ends[] =
 	"  --remote-cpus LIST|all  with --peer: measure the peer's host too, with a\n"
 	"                       fluid on these of its CPUs, which 'displace serve\n"
 	"                       --fluid-cpus' there offers (all: every one); the\n"

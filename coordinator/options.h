@@ -71,6 +71,8 @@ int opts_parse(int argc, char **argv, struct opts *m, const struct opts_extra *e
  * after --csv.
  */
 extern const char opts_help_placement[];
+/* --remote-cpus, for measure and sweep: after opts_help_placement */
+extern const char opts_help_both_ends[];
 void opts_help_measurement(FILE *f, const char *cmd);
 void opts_help_output(FILE *f, const char *cmd, const char *more);
 

@@ -72,10 +72,19 @@ int session_check_args(struct session *s, char **wargs, int nwargs, const uint64
 		put_names(PUT_FLOWS, ", ", " or ", names, sizeof names);
 		return fail(s, -EINVAL, "--flows is for the socket workloads (%s), not '%s'", names, s->w->name);
 	}
-	/* put's own parser, so that displace rejects exactly what put would */
+	/* put's own parser, so that displace rejects exactly what put would, --flows included */
 	void *state = NULL;
-	char err[512] = "";
-	if (s->w->parse(nwargs, wargs, &state, err, sizeof err))
+	char err[512] = "", flows[32];
+	char *args[OPTS_MAX_WARGS + 2];
+	int nargs = 0;
+	for (int i = 0; i < nwargs && i < OPTS_MAX_WARGS; i++)
+		args[nargs++] = wargs[i];
+	if (s->m.flows > 1) {
+		snprintf(flows, sizeof flows, "--flows=%u", s->m.flows);
+		args[nargs++] = flows;
+	}
+	args[nargs] = NULL;
+	if (s->w->parse(nargs, args, &state, err, sizeof err))
 		return fail(s, -EINVAL, "%s: %s", s->w->name, err);
 	int rc = 0;
 	for (size_t i = 0; i < nsizes && !rc; i++) {

@@ -88,15 +88,6 @@ static int wait_bounded(pid_t pid, int timeout_ms)
 	}
 }
 
-/* How a test peer is started, beyond its address. */
-struct tpeer_opts {
-	const char *front;        /* "put" (put serve, the default) or "displace" (displace serve) */
-	const char *const *args;  /* more options for it, NULL-terminated */
-	unsigned long nofile;     /* its RLIMIT_NOFILE; 0 leaves the test's */
-	int netns;                /* in a network namespace of its own, where only it listens */
-};
-
-#define TPEER_NO_NETNS 125 /* the exit status of a peer that could not have a network namespace */
 
 static pid_t spawn_peer(struct tpeer *p, char *const argv[], const struct tpeer_opts *o)
 {
@@ -142,8 +133,7 @@ static void tpeer_cleanup(struct tpeer *p)
 	rmdir(p->dir);
 }
 
-/* tpeer_start with options; 0 once ready, else its exit status */
-static int tpeer_start_with(struct tpeer *p, const char *listen, const struct tpeer_opts *o)
+int tpeer_start_with(struct tpeer *p, const char *listen, const struct tpeer_opts *o)
 {
 	memset(p, 0, sizeof *p);
 	snprintf(p->dir, sizeof p->dir, "%s", tu_mkdtemp());
