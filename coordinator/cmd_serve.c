@@ -53,8 +53,8 @@ int cmd_serve(int argc, char **argv)
 			     "                        CPU numbers, e.g. 1 or 2-3, at most 64)\n"
 			     "  e.g. displace serve --listen 10.0.0.2:7777 --cpu 1 --fluid-cpus 1 </dev/null\n"
 			     "\n"
-			     "Exit status: 0 stopped, 2 usage error, 3 cannot bind (address in use, not\n"
-			     "local, no permission).\n",
+			     "Exit status: 0 stopped, 2 usage error (a --fluid-cpus CPU not online), 3\n"
+			     "cannot bind (address in use, not local, no permission) or no fluid helper.\n",
 		.argv_style = SERVE_MAIN_GETOPT,
 		.die_with_parent = false,
 		.log = serve_log,

@@ -56,6 +56,12 @@
  * - A bad hello, a client gone mid-message or a read error closes that
  *   connection with one log line; logs are limited to 20 lines per 10 s,
  *   then counted.
+ * - The peer's fluids (--fluid-cpus, serve_ctl.c): one control connection
+ *   at a time, a hello of kind NET_CONTROL, then frames of put/ctl_wire.h,
+ *   each bounded and checked; a request names only CPUs of fluid_cpus, and
+ *   the only program run is the front end's fluid (struct serve_fluids).
+ *   Anything else is one log line, an ERROR frame, and the connection is
+ *   closed, which stops its fluids.
  */
 #ifndef SERVE_H
 #define SERVE_H
@@ -223,6 +229,8 @@ void serve_close(struct serve *s);
 	"has status 5 and a cookie, and only a hello that echoes it is accepted; until\n"    \
 	"then no answer is larger than what came. A hello of another version gets a\n"       \
 	"16-byte ack with status 1. A bad client is cut off with one line on stderr;\n"      \
-	"the others keep being served.\n"
+	"the others keep being served. A hello of kind 2 opens a control connection\n"     \
+	"to the peer's fluids: 'displace serve --fluid-cpus' takes it (README.md),\n"       \
+	"put serve answers status 7.\n"
 
 #endif
