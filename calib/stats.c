@@ -335,3 +335,20 @@ double stats_acc_sd(const struct stats_acc *a)
 		return NAN;
 	return sqrt(a->m2 > 0 ? a->m2 / (double)(a->n - 1) : 0);
 }
+
+double stats_stein_half(double s0, size_t n0, size_t n, double conf)
+{
+	if (n0 < 2 || n == 0)
+		return NAN;
+	return stats_t_quantile(1 - (1 - conf) / 2, (double)n0 - 1) * s0 / sqrt((double)n);
+}
+
+size_t stats_stein_n(double s0, size_t n0, double h, double conf)
+{
+	if (n0 < 2 || !(h > 0))
+		return 0;
+	double t = stats_t_quantile(1 - (1 - conf) / 2, (double)n0 - 1), n = ceil(t * t * s0 * s0 / (h * h));
+	if (!(n < 1e9))
+		return (size_t)1e9;
+	return n > (double)n0 ? (size_t)n : n0;
+}

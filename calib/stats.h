@@ -58,6 +58,19 @@ double stats_t_quantile(double p, double df);
 int stats_ratio(const double *num, const double *den, size_t n, double conf, double *ratio, double *ci_half);
 /* stats_ci_half - Student-t half-width of a two-sided CI of the mean: t(1-(1-conf)/2, n-1) sd/sqrt(n) */
 double stats_ci_half(double sd, size_t n, double conf);
+/*
+ * stats_stein_n - Stein's two-stage sample size (Stein 1945): after a first
+ * stage of n0 observations with sd s0, the total N (at least n0) such that
+ * the interval mean_N +- t(1-(1-conf)/2, n0-1) s0 / sqrt(N) is at most h
+ * wide on each side. Its coverage is exact for normal observations,
+ * whatever N the first stage chose, because N depends on s0 only and the
+ * mean is independent of it; stopping when the usual t interval first
+ * looks narrow enough is not (it stops when s happens to be small, and
+ * under-covers). 0 when n0 < 2 or h <= 0.
+ */
+size_t stats_stein_n(double s0, size_t n0, double h, double conf);
+/* stats_stein_half - that interval's half-width for N: t(1-(1-conf)/2, n0-1) s0 / sqrt(N) */
+double stats_stein_half(double s0, size_t n0, size_t n, double conf);
 /* stats_incbeta - regularized incomplete beta I_x(a, b) */
 double stats_incbeta(double x, double a, double b);
 

@@ -72,7 +72,7 @@ struct out {
 	int have_csv;
 };
 
-static int run_loop(struct session *r, struct series *s, struct out *o, int *precision_met)
+static int run_loop(struct session *r, struct series *s, struct out *o, struct measuring_stop *stop)
 {
 	unsigned reps = r->m.reps ? r->m.reps : DEFAULT_REPS;
 	if (r->m.fit)
@@ -80,7 +80,7 @@ static int run_loop(struct session *r, struct series *s, struct out *o, int *pre
 	uint64_t deadline = r->start_ns + r->m.max_time_ns;
 	struct msg_progress prog;
 	msg_progress_start(&prog, "measuring", r->m.precision ? 0 : reps);
-	*precision_met = 0;
+	memset(stop, 0, sizeof *stop);
 	for (unsigned i = 0;; i++) {
 		if (!r->m.precision && i >= reps)
 			break;
@@ -96,13 +96,11 @@ static int run_loop(struct session *r, struct series *s, struct out *o, int *pre
 			msg_warn("cannot write to '%s'", o->csv.path);
 		msg_progress_update(&prog, i + 1);
 		int pair_done = !r->m.fit || i % 2 == 1;
-		if (r->m.precision && pair_done && s->nruns >= (r->m.fit ? 6u : 3u)) {
+		if (r->m.precision && pair_done) {
 			struct summary sum;
 			seq_summarize(&r->seq, s, &sum);
-			if (sum.n >= 3 && sum.tau.ci_half <= r->m.precision * fabs(sum.tau.mean)) {
-				*precision_met = 1;
+			if (measuring_stop_check(r, stop, &sum))
 				break;
-			}
 		}
 		if (pair_done && dclock_raw_ns() >= deadline) {
 			if (!r->m.precision)
@@ -146,7 +144,9 @@ int cmd_measure(int argc, char **argv)
 	}
 	struct series s;
 	session_series_init(&r, &s, r.m.workload);
-	int rc = 0, met = 0;
+	int rc = 0;
+	struct measuring_stop stop;
+	memset(&stop, 0, sizeof stop);
 	if ((st = measuring_choose_ops(&r, &s)))
 		goto out;
 	if (s.ops == 0) {
@@ -158,13 +158,16 @@ int cmd_measure(int argc, char **argv)
 		msg_info("%s: %" PRIu64 " ops per run%s", r.m.workload, s.ops, r.m.fit ? ", alternating with a quarter" : "");
 	else
 		msg_info("%s: %" PRIu64 " ops per run, alternating with null runs (start-up only)", r.m.workload, s.ops);
-	rc = run_loop(&r, &s, &o, &met);
+	rc = run_loop(&r, &s, &o, &stop);
+	int met = stop.met;
 	if (rc) {
 		st = measuring_fail(&r, rc);
 		goto out;
 	}
 	struct summary sum;
 	seq_summarize(&r.seq, &s, &sum);
+	if (r.m.precision)
+		measuring_stop_ci(&r, &stop, &sum);
 	if (o.have_csv)
 		out_csv_summary(&o.csv, "measure", &r.seq.o, &s, &sum);
 
@@ -207,8 +210,10 @@ int cmd_measure(int argc, char **argv)
 		untrusted = 1;
 	}
 	if (r.m.precision && !met) {
-		msg_warn("the CI did not reach ±%.2f%% before --max-time (reached ±%.2f%%)", 100 * r.m.precision,
-			 100 * sum.tau.ci_half / fabs(sum.tau.mean));
+		const struct stats_summary *t = measuring_target(&r, &sum);
+		msg_warn("the CI of the %s did not reach ±%.2f%% before --max-time (reached ±%.2f%%)",
+			 r.m.precision_norm ? "normalised cost" : "result", 100 * r.m.precision,
+			 100 * t->ci_half / fabs(t->mean));
 		untrusted = 1;
 	}
 	if (measuring_warn_busy(&r, sum_fluid_share(&sum)))
@@ -228,7 +233,13 @@ int cmd_measure(int argc, char **argv)
 		json_object_set_new(j, "context", context_json(&r.ctx));
 		if (r.m.precision) {
 			json_object_set_new(j, "precision_target", json_real(r.m.precision));
+			json_object_set_new(j, "precision_of", json_string(r.m.precision_norm ? "normalised" : "result"));
 			json_object_set_new(j, "precision_met", json_boolean(met));
+			json_object_set_new(j, "stopping",
+					    r.m.stopping_naive ? json_string("naive")
+							       : json_pack("{s:s, s:I, s:o, s:I}", "rule", "stein", "n0",
+									   (json_int_t)stop.n0, "s0_us", jout_num(stop.s0 / 1e3),
+									   "target_n", (json_int_t)stop.target));
 		}
 		jout_print(j);
 	} else {
@@ -236,8 +247,16 @@ int cmd_measure(int argc, char **argv)
 		series_args_text(&s, args, sizeof args);
 		cli_format_cpulist(&r.seq.o.cpus, cpus, sizeof cpus);
 		printf("displace measure %s %s\n", r.m.workload, args);
-		printf("  CPU %d, fluid (%s) on CPU %s; %" PRIu64 " ops per run, %zu runs%s\n", r.m.cpu,
-		       r.seq.o.fluid.sched, cpus, s.ops, s.nruns, r.m.precision ? (met ? ", precision reached" : ", precision NOT reached") : "");
+		char prec[160] = "";
+		if (r.m.precision && !r.m.stopping_naive && stop.n0)
+			snprintf(prec, sizeof prec, ", precision %s for the %s (Stein: %zu estimates asked by the first %zu)",
+				 met ? "reached" : "NOT reached", r.m.precision_norm ? "normalised cost" : "result",
+				 stop.target, stop.n0);
+		else if (r.m.precision)
+			snprintf(prec, sizeof prec, ", precision %s for the %s", met ? "reached" : "NOT reached",
+				 r.m.precision_norm ? "normalised cost" : "result");
+		printf("  CPU %d, fluid (%s) on CPU %s; %" PRIu64 " ops per run, %zu runs%s\n", r.m.cpu, r.seq.o.fluid.sched,
+		       cpus, s.ops, s.nruns, prec);
 		if (r.seq.o.remote)
 			printf("  %s\n", r.peer_note);
 		out_text_print(stdout, &sum, &r.seq.o, &r.ctx);

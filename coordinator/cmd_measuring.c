@@ -190,6 +190,39 @@ int measuring_check_truth(const struct session *s, const struct summary *sum, co
 	return untrusted;
 }
 
+const struct stats_summary *measuring_target(const struct session *s, const struct summary *sum)
+{
+	return s->m.precision_norm ? &sum->norm : &sum->tau;
+}
+
+int measuring_stop_check(const struct session *s, struct measuring_stop *st, const struct summary *sum)
+{
+	const struct stats_summary *t = measuring_target(s, sum);
+	double h = s->m.precision * fabs(t->mean);
+	if (s->m.stopping_naive) {
+		st->met = sum->n >= 3 && t->ci_half <= h;
+		return st->met;
+	}
+	if (!st->n0) {
+		if (sum->n < MEASURING_STEIN_N0 || !isfinite(t->sd))
+			return 0;
+		/* the first stage: its sd decides how many estimates there will be */
+		st->n0 = sum->n;
+		st->s0 = t->sd;
+		st->target = stats_stein_n(st->s0, st->n0, h, 0.95);
+	}
+	st->met = sum->n >= st->target;
+	return st->met;
+}
+
+void measuring_stop_ci(const struct session *s, const struct measuring_stop *st, struct summary *sum)
+{
+	if (s->m.stopping_naive || !st->n0)
+		return;
+	struct stats_summary *t = s->m.precision_norm ? &sum->norm : &sum->tau;
+	t->ci_half = stats_stein_half(st->s0, st->n0, sum->n, 0.95);
+}
+
 int measuring_open_csv(const struct session *s, struct csvout *c, const char *header)
 {
 	memset(c, 0, sizeof *c);

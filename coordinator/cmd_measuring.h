@@ -54,6 +54,29 @@ int measuring_warn_busy(const struct session *s, double share);
 #define MEASURING_MAX_CHANGE_PCT 5.0
 int measuring_check_truth(const struct session *s, const struct summary *sum, const char *label);
 /*
+ * --precision's stopping rule, per series: Stein's two stages (after
+ * MEASURING_STEIN_N0 estimates, as many more as their sd asks for), or
+ * under --stopping naive the first time the t interval is within P.
+ */
+#define MEASURING_STEIN_N0 4
+struct measuring_stop {
+	size_t n0;          /* the first stage's estimates, once done (0 before) */
+	double s0;          /* their sd, of the figure aimed at */
+	size_t target;      /* the estimates Stein asks for */
+	int met;
+};
+/* measuring_target - the figure --precision aims at: the result, or its normalised cost */
+const struct stats_summary *measuring_target(const struct session *s, const struct summary *sum);
+/* measuring_stop_check - after an estimate is added: 1 when the series has reached its precision */
+int measuring_stop_check(const struct session *s, struct measuring_stop *st, const struct summary *sum);
+/*
+ * measuring_stop_ci - under Stein's rule, once the first stage is done, put
+ * Stein's interval into the summary's figure aimed at (the CI that goes with
+ * the rule); the naive rule keeps the usual t interval
+ */
+void measuring_stop_ci(const struct session *s, const struct measuring_stop *st, struct summary *sum);
+
+/*
  * measuring_open_csv - open --csv (if given) for appending with header.
  * 0, or EXIT_RESOURCE after saying why (another header, cannot open).
  */

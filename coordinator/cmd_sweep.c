@@ -232,7 +232,14 @@ int cmd_sweep(int argc, char **argv)
 	size_t n = so.nsizes;
 	struct series *ser = calloc(n, sizeof *ser);
 	struct summary *sum = calloc(n, sizeof *sum);
+	struct measuring_stop *stop = calloc(n, sizeof *stop);
 	int rc = 0;
+	if (!ser || !sum || !stop) {
+		msg_error("out of memory");
+		st = EXIT_FAILED;
+		n = 0;
+		goto out;
+	}
 	for (size_t i = 0; i < n && !st; i++) {
 		char label[32];
 		snprintf(label, sizeof label, "%" PRIu64, so.sizes[i]);
@@ -271,11 +278,12 @@ int cmd_sweep(int argc, char **argv)
 		if (rc)
 			break;
 		int round_done = !r.m.fit || rep % 2 == 1;
-		if (r.m.precision && round_done && rep >= (r.m.fit ? 5u : 2u)) {
+		if (r.m.precision && round_done) {
+			/* every size has its own stopping rule; the sweep stops when all are met */
 			met = 1;
 			for (size_t i = 0; i < n; i++) {
 				seq_summarize(&r.seq, &ser[i], &sum[i]);
-				if (!(sum[i].n >= 3 && sum[i].tau.ci_half <= r.m.precision * fabs(sum[i].tau.mean)))
+				if (!measuring_stop_check(&r, &stop[i], &sum[i]))
 					met = 0;
 			}
 			if (met)
@@ -294,6 +302,8 @@ int cmd_sweep(int argc, char **argv)
 	size_t outliers = 0;
 	for (size_t i = 0; i < n; i++) {
 		seq_summarize(&r.seq, &ser[i], &sum[i]);
+		if (r.m.precision)
+			measuring_stop_ci(&r, &stop[i], &sum[i]);
 		outliers += sum[i].outliers;
 		if (r.m.csv)
 			out_csv_summary(&csv, "sweep", &r.seq.o, &ser[i], &sum[i]);
@@ -340,6 +350,7 @@ out:
 		series_free(&ser[i]);
 	free(ser);
 	free(sum);
+	free(stop);
 	csvout_close(&csv);
 	session_finish(&r);
 	return st;

@@ -59,7 +59,13 @@ void opts_help_measurement(FILE *f, const char *cmd)
 			"  --reps R             runs%s (default %s pairs of L and L/4);\n"
 			"                       with the fit, an odd R is rounded up to whole pairs\n"
 			"  --precision P%%       instead of --reps, add pairs%s until the\n"
-			"                       95%% CI is within P%% of the mean, or --max-time runs out\n",
+			"                       95%% CI is within P%% of the mean, or --max-time runs out:\n"
+			"                       Stein's two stages, 4 pairs then as many as their sd\n"
+			"                       asks for, with Stein's CI (exact coverage)\n"
+			"  --precision-of W     the figure --precision aims at: result (default) or\n"
+			"                       normalised (the cost at the fluid's reference speed)\n"
+			"  --stopping R         stein (default) or naive: stop as soon as the usual t\n"
+			"                       interval is within P (it under-covers; for benches)\n",
 			sweep ? "" : ". --ops 0\n                       runs set-up and tear-down only: the start-up cost S",
 			sweep ? " per size" : "", sweep ? "8: 4" : "16: 8", sweep ? " to every size" : "");
 	if (!predict)
@@ -118,7 +124,7 @@ void opts_help_output(FILE *f, const char *cmd, const char *more)
 enum {
 	O_CPU = 1000, O_CPUS, O_PEER_CPU, O_PEER, O_SCHED, O_OPS, O_REPS, O_PRECISION, O_MAX_TIME, O_RUN_TIME,
 	O_FIT, O_NO_FIT, O_CAL, O_LEAD_IN, O_LEAD_OUT, O_CHUNK, O_CLOCK_RES, O_CSV, O_PLOT, O_STORE, O_JSON, O_QUIET,
-	O_STRICT, O_ESTIMATOR, O_NO_PERTURB, O_REMOTE_CPUS, O_FLOWS,
+	O_STRICT, O_ESTIMATOR, O_NO_PERTURB, O_PRECISION_OF, O_STOPPING, O_REMOTE_CPUS, O_FLOWS,
 };
 
 static const struct opts_extra common[] = {
@@ -143,6 +149,8 @@ static const struct opts_extra common[] = {
 	{ "clock-resolution", 1, O_CLOCK_RES },
 	{ "estimator", 1, O_ESTIMATOR },
 	{ "no-perturbation-check", 0, O_NO_PERTURB },
+	{ "precision-of", 1, O_PRECISION_OF },
+	{ "stopping", 1, O_STOPPING },
 	{ "csv", 1, O_CSV },
 	{ "plot", 1, O_PLOT },
 	{ "calibration", 1, O_STORE },
@@ -220,6 +228,16 @@ static int common_opt(struct opts *m, int id, const char *v)
 	case O_NO_PERTURB:
 		m->no_perturb = 1;
 		return 0;
+	case O_PRECISION_OF:
+		if (strcmp(v, "result") && strcmp(v, "normalised"))
+			return -1;
+		m->precision_norm = !strcmp(v, "normalised");
+		return 0;
+	case O_STOPPING:
+		if (strcmp(v, "stein") && strcmp(v, "naive"))
+			return -1;
+		m->stopping_naive = !strcmp(v, "naive");
+		return 0;
 	case O_CSV:
 		m->csv = v;
 		return 0;
@@ -272,6 +290,10 @@ static const char *hint(int id)
 		return " (a positive duration, e.g. 500ms)";
 	case O_ESTIMATOR:
 		return " (off-cpu, classic or drift-robust)";
+	case O_PRECISION_OF:
+		return " (result or normalised)";
+	case O_STOPPING:
+		return " (stein or naive)";
 	case O_FLOWS:
 		return " (1 to 256 connections)";
 	default:

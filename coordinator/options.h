@@ -34,6 +34,8 @@ struct opts {
 	int ops_given;
 	unsigned reps;              /* runs; 0: the default */
 	double precision;           /* 0: off; else the CI half-width wanted, as a fraction */
+	int precision_norm;         /* --precision-of normalised: the target is the normalised cost */
+	int stopping_naive;         /* --stopping naive: stop when the t interval first looks narrow (benches) */
 	uint64_t max_time_ns;
 	uint64_t cal_ns, lead_in_ns, lead_out_ns;
 	uint64_t run_ns;            /* target length of one L run when ops is automatic */

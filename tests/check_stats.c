@@ -177,11 +177,29 @@ START_TEST(test_incbeta_symmetry_and_known)
 }
 END_TEST
 
+/*
+ * Stein's two stage: 5 pairs with sd 2 %, a +-1 % target: t(0.975, 4) =
+ * 2.776, N = ceil((2.776 x 2 / 1)^2) = ceil(30.83) = 31; its interval at N
+ * is then within the target, and a first stage already precise enough stops.
+ */
+START_TEST(test_stein_two_stage_sample_size)
+{
+	ck_assert_uint_eq(stats_stein_n(2, 5, 1, 0.95), 31);
+	ck_assert(stats_stein_half(2, 5, 31, 0.95) <= 1);
+	ck_assert(stats_stein_half(2, 5, 30, 0.95) > 1);
+	ck_assert_uint_eq(stats_stein_n(0.1, 5, 1, 0.95), 5);
+	ck_assert_uint_eq(stats_stein_n(1, 1, 1, 0.95), 0);
+	ck_assert_uint_eq(stats_stein_n(1, 5, 0, 0.95), 0);
+	ck_assert_double_eq_tol(stats_stein_half(2, 5, 4, 0.95), 2.776445 * 2 / 2, 1e-5);
+}
+END_TEST
+
 Suite *stats_suite(void)
 {
 	Suite *s = suite_create("stats");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_mean_sd_hand_computed);
+	tcase_add_test(tc, test_stein_two_stage_sample_size);
 	tcase_add_test(tc, test_mean_keeps_precision_with_large_offset);
 	tcase_add_test(tc, test_median_and_mad);
 	tcase_add_test(tc, test_t_quantile_matches_published_table);
