@@ -126,11 +126,14 @@ int est_pair_from(double t_big, double l_big, double t_small, double l_small, st
  * CPU, and their error terms; ns for the whole run. The PUT runs on none
  * of them. ncpu 0: no other end was measured.
  */
+/* The error terms of an end, in struct est_end's err_ns (docs/estimators.md, the error budget). */
+enum est_err { EST_E_RES, EST_E_DRIFT, EST_E_CALIB, EST_E_CACHE, EST_E_BG, EST_NERR };
+
 struct est_end {
 	int ncpu;
 	double t_put_ns, t_put_offcpu_ns, t_put_robust_ns;  /* classic, off-CPU, drift-robust */
 	double cpu_t_put_ns[EST_MAX_CPUS], cpu_offcpu_ns[EST_MAX_CPUS], cpu_robust_ns[EST_MAX_CPUS];
-	double drift_ns, calib_ns, cache_ns, bg_ns, res_ns;
+	double err_ns[EST_NERR];                            /* e_res, e_drift, e_calib, e_cache, e_backgr */
 };
 
 /* What est_end_from needs: the other end's reports of one co-run and its calibrations around it. */

@@ -358,27 +358,22 @@ static void other_end(const struct one *e, size_t n, const struct est_run *runs,
 		column(e, n, col_rcpu, &c, &cs);
 		sum->remote_cpu_tau_ns[c] = cs.mean;
 	}
-	double res = 0, drift = 0, calib = 0, cache = 0, bg = 0, all = 0;
+	double err[EST_NERR] = { 0 }, all = 0;
 	size_t step = o->fit ? 2 : 1;
 	for (size_t i = 0; i + step - 1 < nruns; i += step) {
 		const struct est_end *a = &runs[i].remote, *b = o->fit ? &runs[i + 1].remote : NULL;
 		double ops = (double)runs[i].ops - (b ? (double)runs[i + 1].ops : 0);
 		if (!(ops > 0))
 			continue;
-		res += (a->res_ns + (b ? b->res_ns : 0)) / ops;
-		drift += (a->drift_ns + (b ? b->drift_ns : 0)) / ops;
-		calib += sqrt(a->calib_ns * a->calib_ns + (b ? b->calib_ns * b->calib_ns : 0)) / ops;
-		cache += (a->cache_ns + (b ? b->cache_ns : 0)) / ops;
-		bg += (a->bg_ns + (b ? b->bg_ns : 0)) / ops;
+		/* a pair's two runs add up, e_calib in quadrature (independent calibrations) */
+		for (int k = 0; k < EST_NERR; k++) {
+			double x = a->err_ns[k], y = b ? b->err_ns[k] : 0;
+			err[k] += (k == EST_E_CALIB ? sqrt(x * x + y * y) : x + y) / ops;
+		}
 		all++;
 	}
-	if (all > 0) {
-		sum->remote_e_res_ns = res / all;
-		sum->remote_e_drift_ns = drift / all;
-		sum->remote_e_calib_ns = calib / all;
-		sum->remote_e_cache_ns = cache / all;
-		sum->remote_e_bg_ns = bg / all;
-	}
+	for (int k = 0; k < EST_NERR; k++)
+		sum->remote_err_ns[k] = all > 0 ? err[k] / all : NAN;
 }
 
 /* the message bytes the PUT sent per operation, over every run that says */

@@ -109,7 +109,7 @@ struct summary {
 	int remote_cpu_id[EST_MAX_CPUS];
 	struct stats_summary remote, total;
 	double remote_cpu_tau_ns[EST_MAX_CPUS];
-	double remote_e_res_ns, remote_e_drift_ns, remote_e_calib_ns, remote_e_cache_ns, remote_e_bg_ns; /* per op */
+	double remote_err_ns[EST_NERR]; /* its error terms per op (enum est_err), averaged over every pair */
 	double bytes_per_op;           /* message bytes the PUT sent per operation; NAN if it does not say */
 };
 

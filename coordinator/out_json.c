@@ -26,9 +26,10 @@ static json_t *remote_json(const struct summary *s, const struct seq_opts *so)
 	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:{s:o, s:o, s:o, s:o, s:o, s:o}}", "peer", so->remote->name, "cpus",
 			 cpus, "displacement_us", summary_json(&s->remote, 1e3), "us_per_kb",
 			 jout_num(s->remote.mean / (s->bytes_per_op / 1000) / 1e3), "per_cpu", per, "errors_us",
-			 "statistical", jout_num(s->remote.ci_half / 1e3), "res", jout_num(s->remote_e_res_ns / 1e3), "drift",
-			 jout_num(s->remote_e_drift_ns / 1e3), "calib", jout_num(s->remote_e_calib_ns / 1e3), "cache",
-			 jout_num(s->remote_e_cache_ns / 1e3), "backgr", jout_num(s->remote_e_bg_ns / 1e3));
+			 "statistical", jout_num(s->remote.ci_half / 1e3), "res", jout_num(s->remote_err_ns[EST_E_RES] / 1e3),
+			 "drift", jout_num(s->remote_err_ns[EST_E_DRIFT] / 1e3), "calib",
+			 jout_num(s->remote_err_ns[EST_E_CALIB] / 1e3), "cache", jout_num(s->remote_err_ns[EST_E_CACHE] / 1e3),
+			 "backgr", jout_num(s->remote_err_ns[EST_E_BG] / 1e3));
 }
 
 json_t *out_json(const struct summary *s, const struct seq_opts *so, const struct series *ser)

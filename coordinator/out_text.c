@@ -248,9 +248,9 @@ void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so,
 	if (s->nremote) {
 		char e5[32];
 		fprintf(f, "    remote       e_backgr %s, e_drift %s, e_calib %s, e_cache %s, e_res %s (the peer host's CPUs)\n",
-			us(s->remote_e_bg_ns, a, sizeof a), us(s->remote_e_drift_ns, b, sizeof b),
-			us(s->remote_e_calib_ns, c, sizeof c), us(s->remote_e_cache_ns, d, sizeof d),
-			us(s->remote_e_res_ns, e5, sizeof e5));
+			us(s->remote_err_ns[EST_E_BG], a, sizeof a), us(s->remote_err_ns[EST_E_DRIFT], b, sizeof b),
+			us(s->remote_err_ns[EST_E_CALIB], c, sizeof c), us(s->remote_err_ns[EST_E_CACHE], d, sizeof d),
+			us(s->remote_err_ns[EST_E_RES], e5, sizeof e5));
 	}
 	if (s->ncpu > 1 || s->nremote) {
 		fprintf(f, "  per CPU, µs per op (displacement; NET_RX, NET_TX softirqs, IPIs per op):\n");
