@@ -171,14 +171,17 @@ e2e: $(PROGS)
 #   make fuzz-hello [FUZZ_HELLO_RUNS=N]     fuzz/fuzz_hello.c: net_hello_decode,
 #                                           net_hello_check, udp_gate_datagram
 #   make fuzz-rpc-wire [FUZZ_HELLO_RUNS=N]  fuzz/fuzz_rpc_wire.c: rpc_wire_feed
+#   make fuzz-ctl-wire [FUZZ_HELLO_RUNS=N]  fuzz/fuzz_ctl_wire.c: the control exchange of
+#                                           the peer's fluids (ctl_reader_feed, ctl_req_parse)
 FUZZ_CC         ?= clang
 FUZZ_HELLO_RUNS ?= 1100000
 FUZZ_HELLO_CFLAGS := -std=gnu11 -g -O1 -D_GNU_SOURCE -I. -I$(OUT)/gen $(PKG_CFLAGS) $(WARN) \
                      -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 FUZZ_HELLO_SRC  := fuzz/fuzz_hello.c put/net.c put/udp_gate.c put/siphash.c common/cli.c
 FUZZ_RPC_SRC    := fuzz/fuzz_rpc_wire.c put/rpc_wire.c
+FUZZ_CTL_SRC    := fuzz/fuzz_ctl_wire.c put/ctl_wire.c common/cli.c
 
-.PHONY: fuzz-hello fuzz-rpc-wire
+.PHONY: fuzz-hello fuzz-rpc-wire fuzz-ctl-wire
 build/fuzz/fuzz_hello: $(FUZZ_HELLO_SRC) put/net.h put/udp_gate.h put/siphash.h common/cli.h $(CONFIG)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_HELLO_CFLAGS) -o $@ $(FUZZ_HELLO_SRC) -lm
@@ -187,6 +190,10 @@ build/fuzz/fuzz_rpc_wire: $(FUZZ_RPC_SRC) put/rpc_wire.h $(OUT)/gen/displace_rpc
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_HELLO_CFLAGS) -o $@ $(FUZZ_RPC_SRC)
 
+build/fuzz/fuzz_ctl_wire: $(FUZZ_CTL_SRC) put/ctl_wire.h common/cli.h $(CONFIG)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_HELLO_CFLAGS) -o $@ $(FUZZ_CTL_SRC) -lm
+
 fuzz-hello: build/fuzz/fuzz_hello
 	@mkdir -p build/fuzz/corpus-hello
 	build/fuzz/fuzz_hello -runs=$(FUZZ_HELLO_RUNS) -print_final_stats=1 build/fuzz/corpus-hello fuzz/corpus/hello
@@ -194,6 +201,9 @@ fuzz-hello: build/fuzz/fuzz_hello
 fuzz-rpc-wire: build/fuzz/fuzz_rpc_wire
 	@mkdir -p build/fuzz/corpus-rpc-wire
 	build/fuzz/fuzz_rpc_wire -runs=$(FUZZ_HELLO_RUNS) -print_final_stats=1 build/fuzz/corpus-rpc-wire fuzz/corpus/rpc_wire
+fuzz-ctl-wire: build/fuzz/fuzz_ctl_wire
+	@mkdir -p build/fuzz/corpus-ctl-wire
+	build/fuzz/fuzz_ctl_wire -runs=$(FUZZ_HELLO_RUNS) -print_final_stats=1 build/fuzz/corpus-ctl-wire fuzz/corpus/ctl_wire
 # --- end of fuzz-hello ---------------------------------------------------------
 
 # --- the main job ------------------------------------------------------------

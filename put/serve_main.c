@@ -121,8 +121,8 @@ static int next_option(enum serve_main_argv style, int argc, char **argv, int *i
 static void help(const struct serve_main_front *f)
 {
 	printf("usage: %s [--listen ADDR[:PORT]] [--unix PATH|none] [--cpu N] [--ignore-stdin]\n"
-	       "       %*s [--idle-timeout D] [--max-conns N] [--max-per-source N]\n\n",
-	       f->prog, (int)strlen(f->prog), "");
+	       "       %*s [--idle-timeout D] [--max-conns N] [--max-per-source N]%s\n\n",
+	       f->prog, (int)strlen(f->prog), "", f->fluids ? " [--fluid-cpus LIST]" : "");
 	fputs(SERVE_HELP_TEXT, stdout);
 	fputs(f->help_tail, stdout);
 }
