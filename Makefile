@@ -105,7 +105,7 @@ RPC_OBJ    := $(if $(wildcard $(RPC_X)),$(OUT)/obj/gen/displace_rpc_xdr.o \
 PROGS := $(BIN)/displace $(BIN)/fluid $(if $(PUT_SRC),$(BIN)/put,)
 TESTBIN := $(OUT)/check_displace
 
-.PHONY: all check run install uninstall clean distclean help unit e2e docs completion deb fuzz fuzz-build fuzz-names fuzz-rpc-wire
+.PHONY: all check run install uninstall clean distclean help unit e2e docs completion deb fuzz fuzz-build fuzz-names fuzz-rpc-wire fuzz-ctl-wire
 all: $(PROGS)
 
 $(BIN)/displace: $(OUT)/obj/coordinator/main.o $(COORD_OBJ) $(CALIB_OBJ) $(COMMON_OBJ) $(FLUIDARG_OBJ) $(PUT_OBJ) $(RPC_OBJ) $(KERNEL_OBJ)
@@ -187,15 +187,16 @@ completion: $(PROGS)
 #   make fuzz-NAME [FUZZ_TIME=S | FUZZ_RUNS=N]   one harness, S seconds or N inputs
 # store, ticks, reportline, cli: the files and command lines displace reads;
 # hello (the peer's hello and udp path) and rpc_wire (its RPC parser, also
-# make fuzz-rpc-wire): what a stranger sends the peer.
-FUZZ_NAMES := store ticks reportline cli hello rpc_wire
+# make fuzz-rpc-wire): what a stranger sends the peer; ctl_wire (also make
+# fuzz-ctl-wire): the control exchange of the peer's fluids.
+FUZZ_NAMES := store ticks reportline cli hello rpc_wire ctl_wire
 FUZZ_TIME  ?= 180
 FUZZ_RUNS  ?=
 FUZZ_CC    ?= clang
 FUZZ_OUT   := build/fuzz
 FUZZ_CFLAGS := -std=gnu11 -O1 -g -D_GNU_SOURCE -I. -I$(OUT)/gen $(PKG_CFLAGS) -fno-omit-frame-pointer \
                -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_LIB_SRC := $(CALIB_SRC) $(COMMON_SRC) put/net.c put/udp_gate.c put/siphash.c put/rpc_wire.c
+FUZZ_LIB_SRC := $(CALIB_SRC) $(COMMON_SRC) put/net.c put/udp_gate.c put/siphash.c put/rpc_wire.c put/ctl_wire.c
 FUZZ_LIB   := $(FUZZ_OUT)/libfuzz.a
 FUZZ_STAMP := $(FUZZ_OUT)/deps.stamp
 
@@ -226,6 +227,7 @@ fuzz-%: $(FUZZ_OUT)/fuzz_%
 	  -rss_limit_mb=2048 -print_final_stats=1 $(FUZZ_OUT)/corpus/$* fuzz/corpus/$*
 
 fuzz-rpc-wire: fuzz-rpc_wire
+fuzz-ctl-wire: fuzz-ctl_wire
 
 # one after another: two at once would crowd a small host
 fuzz: fuzz-build

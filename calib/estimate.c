@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int est_cal_from(const struct fluid_report *r, int use_steal, struct est_cal *c)
@@ -165,8 +166,24 @@ static double put_steal_ns(const struct put_report *p)
 	return 0;
 }
 
+/* one fluid CPU's estimates (index i of its end) added to that end's sums */
+static void end_add(struct est_end *x, int i, const struct est_cpu *e)
+{
+	x->cpu_t_put_ns[i] = e->t_put_ns;
+	x->cpu_offcpu_ns[i] = e->t_put_offcpu_ns;
+	x->cpu_robust_ns[i] = e->t_put_robust_ns;
+	x->t_put_ns += e->t_put_ns;
+	x->t_put_offcpu_ns += e->t_put_offcpu_ns;
+	x->t_put_robust_ns += e->t_put_robust_ns;
+	x->err_ns[EST_E_DRIFT] += e->drift_ns;
+	x->err_ns[EST_E_CALIB] += e->calib_ns;
+	x->err_ns[EST_E_CACHE] += e->cache_ns;
+	x->err_ns[EST_E_BG] += e->bg_ns;
+}
+
 int est_run_from(const struct est_run_in *in, struct est_run *run, int *bad_cpu)
 {
+	struct est_end ends = { .ncpu = in->ncpu };
 	const struct put_report *p = in->put;
 	double put_steal = put_steal_ns(p);
 	memset(run, 0, sizeof *run);
@@ -179,16 +196,8 @@ int est_run_from(const struct est_run_in *in, struct est_run *run, int *bad_cpu)
 			*bad_cpu = c;
 			return -EINVAL;
 		}
-		run->cpu_t_put_ns[i] = e.t_put_ns;
-		run->cpu_offcpu_ns[i] = e.t_put_offcpu_ns;
-		run->t_put_offcpu_ns += e.t_put_offcpu_ns;
-		run->t_put_ns += e.t_put_ns;
-		run->t_put_robust_ns += e.t_put_robust_ns;
+		end_add(&ends, i, &e);
 		run->t_put_raw_ns += e.t_put_raw_ns;
-		run->drift_ns += e.drift_ns;
-		run->calib_ns += e.calib_ns;
-		run->cache_ns += e.cache_ns;
-		run->bg_ns += e.bg_ns;
 		if (is_put) {
 			run->tau_f_ns = e.tau_f_ns;
 			run->tau0_ns = e.tau0_2_ns;
@@ -212,6 +221,16 @@ int est_run_from(const struct est_run_in *in, struct est_run *run, int *bad_cpu)
 			run->net_tx[i] = (double)(in->sirq1->net_tx[c] - in->sirq0->net_tx[c]);
 		}
 	}
+	/* this end's sums; its e_res is the PUT's CPU's, set above */
+	memcpy(run->cpu_t_put_ns, ends.cpu_t_put_ns, sizeof run->cpu_t_put_ns);
+	memcpy(run->cpu_offcpu_ns, ends.cpu_offcpu_ns, sizeof run->cpu_offcpu_ns);
+	run->t_put_ns = ends.t_put_ns;
+	run->t_put_offcpu_ns = ends.t_put_offcpu_ns;
+	run->t_put_robust_ns = ends.t_put_robust_ns;
+	run->drift_ns = ends.err_ns[EST_E_DRIFT];
+	run->calib_ns = ends.err_ns[EST_E_CALIB];
+	run->cache_ns = ends.err_ns[EST_E_CACHE];
+	run->bg_ns = ends.err_ns[EST_E_BG];
 	run->os_ns[SRC_GETRUSAGE] = p->utime_ns.avail && p->stime_ns.avail ? p->utime_ns.v + p->stime_ns.v : NAN;
 	run->os_ns[SRC_TASK_CLOCK] = val_ns(&p->task_clock_ns);
 	run->os_ns[SRC_SCHEDSTAT] = val_ns(&p->schedstat_ns);
@@ -230,6 +249,27 @@ int est_run_from(const struct est_run_in *in, struct est_run *run, int *bad_cpu)
 	run->nvcsw = p->nvcsw;
 	run->nivcsw = p->nivcsw;
 	run->cmd_status = p->cmd_status;
+	char v[32];
+	run->bytes = report_field(p->extra, "sent_bytes", v, sizeof v) ? strtod(v, NULL) : NAN;
+	return 0;
+}
+
+int est_end_from(const struct est_end_in *in, struct est_end *e, int *bad)
+{
+	memset(e, 0, sizeof *e);
+	e->ncpu = in->ncpu;
+	for (int i = 0; i < in->ncpu; i++) {
+		struct est_cpu c;
+		/* not the PUT's CPU: steal is the calibrations' rate times T_F(2), as for a local peer's CPU */
+		if (est_cpu_from(&in->fluid[i], &in->before[i], &in->after[i], in->tau_sd_ns[i], 0, 0, in->use_steal, &c)) {
+			*bad = i;
+			return -EINVAL;
+		}
+		end_add(e, i, &c);
+		/* each CPU's T_F is read at both ends by that host's clock */
+		double lf1 = (in->before[i].wall_ns / in->before[i].tau_ns + in->after[i].wall_ns / in->after[i].tau_ns) / 2;
+		e->err_ns[EST_E_RES] += est_res_ns(in->delta_ns, c.l2, lf1);
+	}
 	return 0;
 }
 

@@ -121,6 +121,39 @@ struct est_pair {
 int est_pair_from(double t_big, double l_big, double t_small, double l_small, struct est_pair *p);
 
 /*
+ * The fluid CPUs of the other end (the peer host's, 'displace serve
+ * --fluid-cpus') in one co-run: each estimator summed over them and per
+ * CPU, and their error terms; ns for the whole run. The PUT runs on none
+ * of them. ncpu 0: no other end was measured.
+ */
+/* The error terms of an end, in struct est_end's err_ns (docs/estimators.md, the error budget). */
+enum est_err { EST_E_RES, EST_E_DRIFT, EST_E_CALIB, EST_E_CACHE, EST_E_BG, EST_NERR };
+
+struct est_end {
+	int ncpu;
+	double t_put_ns, t_put_offcpu_ns, t_put_robust_ns;  /* classic, off-CPU, drift-robust */
+	double cpu_t_put_ns[EST_MAX_CPUS], cpu_offcpu_ns[EST_MAX_CPUS], cpu_robust_ns[EST_MAX_CPUS];
+	double err_ns[EST_NERR];                            /* e_res, e_drift, e_calib, e_cache, e_backgr */
+};
+
+/* What est_end_from needs: the other end's reports of one co-run and its calibrations around it. */
+struct est_end_in {
+	int ncpu;
+	const struct fluid_report *fluid;     /* the co-run's report per CPU */
+	const struct est_cal *before, *after; /* the calibrations around it, per CPU */
+	const double *tau_sd_ns;              /* per CPU: sd of one calibration's tau_F there (0: unknown) */
+	double delta_ns;                      /* clock resolution, for e_res */
+	int use_steal;                        /* as for est_cal_from, of that end's kernel */
+};
+
+/*
+ * est_end_from - the other end's displacement in one co-run, by the same
+ * estimators as the PUT's end (est_cpu_from on each CPU, none of them the
+ * PUT's). -EINVAL with *bad set to the index of a fluid that did no loops
+ */
+int est_end_from(const struct est_end_in *in, struct est_end *e, int *bad);
+
+/*
  * One co-run as the estimators see it: every estimate of it, in ns for the
  * whole run (divide by ops for per op); NAN where unavailable.
  */
@@ -144,6 +177,8 @@ struct est_run {
 	double put_wall_ns;                         /* put's own loop wall time */
 	long nvcsw, nivcsw;
 	int cmd_status;
+	double bytes;                               /* message bytes the PUT sent (its sent_bytes), NAN if it does not say */
+	struct est_end remote;                      /* the peer host's fluid CPUs (remote.ncpu 0: none) */
 	int outlier;                                /* set by the summary (sum_compute) */
 };
 

@@ -54,6 +54,8 @@ struct one {
 	double os[EST_NSRC];
 	double peer;
 	double cpu[EST_MAX_CPUS]; /* the default estimator per fluid CPU */
+	double remote;           /* the other end's, summed over its CPUs (NAN: none) */
+	double rcpu[EST_MAX_CPUS]; /* ... per CPU of that end */
 	size_t run;              /* the run whose outlier flag it sets */
 };
 
@@ -66,6 +68,14 @@ static double per_op(double a, double b, double ops)
 static double run_est(const struct est_run *r, enum sum_estimator e)
 {
 	return e == SUM_OFFCPU ? r->t_put_offcpu_ns : e == SUM_CLASSIC ? r->t_put_ns : r->t_put_robust_ns;
+}
+
+/* the other end's estimate e, summed over its CPUs (cpu < 0) or of one */
+static double end_est(const struct est_end *x, enum sum_estimator e, int cpu)
+{
+	if (cpu >= 0)
+		return e == SUM_OFFCPU ? x->cpu_offcpu_ns[cpu] : e == SUM_CLASSIC ? x->cpu_t_put_ns[cpu] : x->cpu_robust_ns[cpu];
+	return e == SUM_OFFCPU ? x->t_put_offcpu_ns : e == SUM_CLASSIC ? x->t_put_ns : x->t_put_robust_ns;
 }
 
 /* run r's result scaled to the reference speed: T tau0_ref / tau0 (NAN without both) */
@@ -95,6 +105,10 @@ static int make_one(const struct est_run *a, const struct est_run *b, enum sum_e
 	for (int c = 0; c < ncpu; c++)
 		e->cpu[c] = def == SUM_OFFCPU ? per_op(a->cpu_offcpu_ns[c], z->cpu_offcpu_ns[c], ops)
 					      : per_op(a->cpu_t_put_ns[c], z->cpu_t_put_ns[c], ops);
+	/* the other end: the same estimator, the same pair */
+	e->remote = a->remote.ncpu ? per_op(end_est(&a->remote, def, -1), end_est(&z->remote, def, -1), ops) : NAN;
+	for (int c = 0; c < a->remote.ncpu; c++)
+		e->rcpu[c] = per_op(end_est(&a->remote, def, c), end_est(&z->remote, def, c), ops);
 	return 0;
 }
 
@@ -145,6 +159,23 @@ static double col_pct(const struct one *e, const void *k)
 static double col_cpu(const struct one *e, const void *c)
 {
 	return e->cpu[*(const int *)c];
+}
+
+static double col_remote(const struct one *e, const void *unused)
+{
+	(void)unused;
+	return e->remote;
+}
+
+/* both ends: this end's result plus the other end's, estimate by estimate */
+static double col_total(const struct one *e, const void *def)
+{
+	return e->est[*(const int *)def] + e->remote;
+}
+
+static double col_rcpu(const struct one *e, const void *c)
+{
+	return e->rcpu[*(const int *)c];
 }
 
 static double col_raw(const struct one *e, const void *unused)
@@ -320,6 +351,54 @@ static void perturbation(const struct est_run *runs, size_t nruns, const struct 
 	free(ch[1]);
 }
 
+/*
+ * The other end's figures (o->nremote CPUs): its cost and both ends' total
+ * over the kept estimates e[0..n), each CPU's, and its error terms per op
+ * over every pair, as the PUT's end's are.
+ */
+static void other_end(const struct one *e, size_t n, const struct est_run *runs, size_t nruns,
+		      const struct sum_opts *o, int def, struct summary *sum)
+{
+	sum->nremote = o->nremote;
+	for (int c = 0; c < o->nremote; c++)
+		sum->remote_cpu_id[c] = o->remote_cpu_id[c];
+	column(e, n, col_remote, NULL, &sum->remote);
+	column(e, n, col_total, &def, &sum->total);
+	for (int c = 0; c < o->nremote; c++) {
+		struct stats_summary cs;
+		column(e, n, col_rcpu, &c, &cs);
+		sum->remote_cpu_tau_ns[c] = cs.mean;
+	}
+	double err[EST_NERR] = { 0 }, all = 0;
+	size_t step = o->fit ? 2 : 1;
+	for (size_t i = 0; i + step - 1 < nruns; i += step) {
+		const struct est_end *a = &runs[i].remote, *b = o->fit ? &runs[i + 1].remote : NULL;
+		double ops = (double)runs[i].ops - (b ? (double)runs[i + 1].ops : 0);
+		if (!(ops > 0))
+			continue;
+		/* a pair's two runs add up, e_calib in quadrature (independent calibrations) */
+		for (int k = 0; k < EST_NERR; k++) {
+			double x = a->err_ns[k], y = b ? b->err_ns[k] : 0;
+			err[k] += (k == EST_E_CALIB ? sqrt(x * x + y * y) : x + y) / ops;
+		}
+		all++;
+	}
+	for (int k = 0; k < EST_NERR; k++)
+		sum->remote_err_ns[k] = all > 0 ? err[k] / all : NAN;
+}
+
+/* the message bytes the PUT sent per operation, over every run that says */
+static double bytes_per_op(const struct est_run *runs, size_t nruns)
+{
+	double bytes = 0, ops = 0;
+	for (size_t i = 0; i < nruns; i++)
+		if (runs[i].ops && isfinite(runs[i].bytes)) {
+			bytes += runs[i].bytes;
+			ops += (double)runs[i].ops;
+		}
+	return ops > 0 ? bytes / ops : NAN;
+}
+
 int sum_clock_lies(const struct summary *s, int src)
 {
 	return s->clock_lie_frac[src] >= 0.5;
@@ -338,8 +417,9 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 	/* the default estimator needs its inputs in every run: off-CPU needs the fluid's task-clock */
 	int def = o->estimator;
 	for (size_t i = 0; i < nruns; i++)
-		if (runs[i].ops && !isfinite(run_est(&runs[i], (enum sum_estimator)def)))
-			def = SUM_CLASSIC;
+		if (runs[i].ops && (!isfinite(run_est(&runs[i], (enum sum_estimator)def)) ||
+				    (runs[i].remote.ncpu && !isfinite(end_est(&runs[i].remote, (enum sum_estimator)def, -1)))))
+			def = SUM_CLASSIC; /* one estimator for both ends */
 	sum->estimator = (enum sum_estimator)def;
 
 	double e_drift = 0, e_calib = 0, e_cache = 0, e_res = 0, e_bg = 0, tf = 0, t0 = 0, wall = 0, wall_ops = 0;
@@ -464,6 +544,9 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 	}
 	consistency(runs, nruns, sum);
 	perturbation(runs, nruns, o, &sum->perturb);
+	if (o->nremote && e)
+		other_end(e, n, runs, nruns, o, def, sum);
+	sum->bytes_per_op = bytes_per_op(runs, nruns);
 	free(flag);
 	free(e);
 }

@@ -37,6 +37,8 @@ struct sum_opts {
 	const struct est_alone *alone; /* the PUT alone, one run per estimate (pair j, or run j); NULL: none */
 	size_t nalone;
 	double tau0_ref_ns;   /* the fluid's undisturbed speed to normalise to (0: no normalised cost) */
+	int nremote;          /* the other end's fluid CPUs (the runs' remote), 0: none */
+	const int *remote_cpu_id;
 };
 
 /*
@@ -98,6 +100,18 @@ struct summary {
 	struct stats_summary peer;     /* the local peer's CPU per op (NAN without one) */
 	struct stats_summary put_peer_pct; /* 100 (getrusage + peer - d) / d, paired */
 	int cmd_status;                /* exec: the first non-zero status seen, or 0 */
+	/*
+	 * Both ends: the other end's fluid CPUs (the peer host's, --remote-cpus)
+	 * by the result's estimator, ns per op, each estimate paired with the
+	 * PUT's end's of the same runs, so that total = tau + remote has its
+	 * own CI. nremote 0: only this end was measured.
+	 */
+	int nremote;
+	int remote_cpu_id[EST_MAX_CPUS];
+	struct stats_summary remote, total;
+	double remote_cpu_tau_ns[EST_MAX_CPUS];
+	double remote_err_ns[EST_NERR]; /* its error terms per op (enum est_err), averaged over every pair */
+	double bytes_per_op;           /* message bytes the PUT sent per operation; NAN if it does not say */
 };
 
 /* sum_small_ops - the L of the second run of a pair: L/4 (0, a null run, when L < 4) */

@@ -50,6 +50,7 @@ static void usage(FILE *f)
 	}
 	fputs("\n", f);
 	fputs(opts_help_placement, f);
+	fputs(opts_help_both_ends, f);
 	fputs("\n", f);
 	opts_help_measurement(f, "measure");
 	fputs("\n", f);
@@ -273,6 +274,8 @@ int cmd_measure(int argc, char **argv)
 				 r.m.precision_norm ? "normalised cost" : "result");
 		printf("  CPU %d, fluid (%s) on CPU %s; %" PRIu64 " ops per run, %zu runs%s\n", r.m.cpu, r.seq.o.fluid.sched,
 		       cpus, s.ops, s.nruns, prec);
+		if (r.seq.o.remote)
+			printf("  %s\n", r.peer_note);
 		out_text_print(stdout, &sum, &r.seq.o, &r.ctx);
 		measuring_output(&r, NULL);
 	}

@@ -78,6 +78,8 @@ int measuring_setup(struct session *s)
 	if (s->store.status == STORE_ROW && s->store.tau0_ns > 0)
 		s->seq.tau0_ref_ns = s->store.tau0_ns;
 	if ((rc = session_start_peer(s))) {
+		if (rc == -EINVAL)
+			return msg_usage(s->m.cmd, "%s", s->err);
 		msg_error("%s", s->err);
 		return rc == -EINTR ? EXIT_FAILED : EXIT_RESOURCE;
 	}

@@ -478,11 +478,11 @@ static int write_plot(const char *path, const struct predict *pd)
 		for (int k = 0; k < 3; k++)
 			y[k][i] = pd->ps[i].pr.pred[show[k]];
 	}
-	s[0] = (struct plot_series){ "measured (saturated, 95% CI)", x, m, e, n };
+	s[0] = (struct plot_series){ "measured (saturated, 95% CI)", x, m, e, n, NULL };
 	static char titles[3][64];
 	for (int k = 0; k < 3; k++) {
 		snprintf(titles[k], sizeof titles[k], "predicted by %s", pred_name(show[k]));
-		s[1 + k] = (struct plot_series){ titles[k], x, y[k], NULL, n };
+		s[1 + k] = (struct plot_series){ titles[k], x, y[k], NULL, n, NULL };
 	}
 	char title[160];
 	snprintf(title, sizeof title, "%s: saturation throughput, measured and predicted (CPU %d%s)",
@@ -675,6 +675,9 @@ static int check_options(struct predict *pd)
 		return msg_usage("predict", "--no-fit does not apply: each cost is fitted from two runs");
 	if (r->m.reps && r->m.precision)
 		return msg_usage("predict", "--reps and --precision exclude each other");
+	if (r->m.flows > 1 || r->m.remote_cpus_arg)
+		return msg_usage("predict", "--%s is for measure and sweep: predict's loops are its own",
+				 r->m.flows > 1 ? "flows" : "remote-cpus");
 	if (clients_mode(pd) && r->m.peer_cpu_arg && !strcmp(r->m.peer_cpu_arg, "same"))
 		return msg_usage("predict", "--clients needs the peer on another CPU: a saturated peer on the measured CPU "
 					    "is no check of the sender");

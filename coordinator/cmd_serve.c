@@ -5,6 +5,7 @@
  * itself is put/serve.c.
  */
 #include "coordinator/displace.h"
+#include "coordinator/fluidhost.h"
 #include "coordinator/msg.h"
 #include "put/serve_main.h"
 
@@ -41,14 +42,26 @@ int cmd_serve(int argc, char **argv)
 			     "  displace serve --listen 0.0.0.0:7777 --cpu 1 </dev/null\n"
 			     "and give the workloads --peer HOST:7777 (rpc: HOST:7778). The server has\n"
 			     "no authentication: listen on a trusted network only.\n"
-			     "Exit status: 0 stopped, 2 usage error, 3 cannot bind (address in use, not\n"
-			     "local, no permission).\n",
+			     "\n"
+			     "The peer's own CPU cost (displace only):\n"
+			     "  --fluid-cpus LIST     take control connections (put/ctl_wire.h) that run\n"
+			     "                        a fluid on these CPUs of this host, and only these,\n"
+			     "                        to calibrate and around each co-run, and send\n"
+			     "                        back its report: 'displace measure --peer ADDR\n"
+			     "                        --remote-cpus all' then gives the receiver's cost\n"
+			     "                        per operation beside the sender's (default: off;\n"
+			     "                        CPU numbers, e.g. 1 or 2-3, at most 64)\n"
+			     "  e.g. displace serve --listen 10.0.0.2:7777 --cpu 1 --fluid-cpus 1 </dev/null\n"
+			     "\n"
+			     "Exit status: 0 stopped, 2 usage error (a --fluid-cpus CPU not online), 3\n"
+			     "cannot bind (address in use, not local, no permission) or no fluid helper.\n",
 		.argv_style = SERVE_MAIN_GETOPT,
 		.die_with_parent = false,
 		.log = serve_log,
 		.error = serve_error,
 		.warn = serve_warn,
 		.usage_error = serve_usage_error,
+		.fluids = fluidhost_get,
 	};
 	return serve_main(argc, argv, -1, &front);
 }

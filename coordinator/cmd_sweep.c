@@ -44,6 +44,7 @@ static void usage(FILE *f)
 	      "\n",
 	      f);
 	fputs(opts_help_placement, f);
+	fputs(opts_help_both_ends, f);
 	fputs("\n", f);
 	opts_help_measurement(f, "sweep");
 	fputs("\n", f);
@@ -88,23 +89,34 @@ static int on_extra(int id, const char *val, void *ctx, char *err, size_t errlen
 	return -1;
 }
 
+/* "12.345 ± 0.678", or the mean alone without a CI */
+static const char *cell_ci(const struct stats_summary *t, char *buf, size_t len)
+{
+	if (!isfinite(t->mean))
+		snprintf(buf, len, "n/a (not measured)");
+	else if (isfinite(t->ci_half))
+		snprintf(buf, len, "%.3f ± %.3f", t->mean / 1e3, t->ci_half / 1e3);
+	else
+		snprintf(buf, len, "%.3f", t->mean / 1e3);
+	return buf;
+}
+
 static void print_table(const struct session *r, struct series *ser, struct summary *sum, size_t n)
 {
-	char a[32];
-	printf("  %9s  %22s", "size (B)", "displacement µs ± CI");
+	char a[32], b[40];
+	int both = n && sum[0].nremote;
+	printf("  %9s  %22s", "size (B)", both ? "local µs ± CI" : "displacement µs ± CI");
+	if (both)
+		printf("  %22s  %22s", "remote µs ± CI", "total µs ± CI");
 	for (int k = 0; k < EST_NSRC; k++)
 		printf("  %20s", est_src_name((enum est_src)k));
 	printf("  %9s\n", "µs per KB");
 	for (size_t i = 0; i < n; i++) {
 		const struct summary *s = &sum[i];
 		char disp[40];
-		if (!isfinite(s->tau.mean))
-			snprintf(disp, sizeof disp, "n/a (not measured)");
-		else if (isfinite(s->tau.ci_half))
-			snprintf(disp, sizeof disp, "%.3f ± %.3f", s->tau.mean / 1e3, s->tau.ci_half / 1e3);
-		else
-			snprintf(disp, sizeof disp, "%.3f", s->tau.mean / 1e3);
-		printf("  %9" PRIu64 "  %22s", ser[i].size_bytes, disp);
+		printf("  %9" PRIu64 "  %22s", ser[i].size_bytes, cell_ci(&s->tau, disp, sizeof disp));
+		if (both)
+			printf("  %22s  %22s", cell_ci(&s->remote, disp, sizeof disp), cell_ci(&s->total, b, sizeof b));
 		for (int k = 0; k < EST_NSRC; k++) {
 			char cell[40];
 			if (isfinite(s->os[k].mean))
@@ -122,9 +134,55 @@ static void print_table(const struct session *r, struct series *ser, struct summ
 	(void)r;
 }
 
+/*
+ * Both ends: the local cost and the remote cost stacked (areas), the total
+ * with its CI bars on top, and the OS sources of the local end as lines
+ */
+static int write_stacked_plot(const char *path, const struct session *r, struct series *ser, struct summary *sum,
+			      size_t n)
+{
+	double *x = calloc(n, sizeof *x), *zero = calloc(n, sizeof *zero), *loc = calloc(n, sizeof *loc),
+	       *tot = calloc(n, sizeof *tot), *e = calloc(n, sizeof *e), *y[EST_NSRC];
+	struct plot_series ps[3 + EST_NSRC];
+	for (int k = 0; k < EST_NSRC; k++)
+		y[k] = calloc(n, sizeof *y[k]);
+	for (size_t i = 0; i < n; i++) {
+		x[i] = (double)ser[i].size_bytes;
+		loc[i] = sum[i].tau.mean / 1e3;
+		tot[i] = sum[i].total.mean / 1e3;
+		e[i] = sum[i].total.ci_half / 1e3;
+		for (int k = 0; k < EST_NSRC; k++)
+			y[k][i] = sum[i].os[k].mean / 1e3;
+	}
+	char cpus[128], rcpus[128], t_local[160], t_remote[200];
+	cli_format_cpulist(&r->seq.o.cpus, cpus, sizeof cpus);
+	cli_format_cpulist(&r->seq.o.remote->cpus, rcpus, sizeof rcpus);
+	snprintf(t_local, sizeof t_local, "local: this host's CPU %s", cpus);
+	snprintf(t_remote, sizeof t_remote, "remote: the peer host's CPU %s (stacked)", rcpus);
+	ps[0] = (struct plot_series){ t_local, x, loc, NULL, n, zero };
+	ps[1] = (struct plot_series){ t_remote, x, tot, NULL, n, loc };
+	ps[2] = (struct plot_series){ "total (95% CI)", x, tot, e, n, NULL };
+	for (int k = 0; k < EST_NSRC; k++)
+		ps[3 + k] = (struct plot_series){ est_src_name((enum est_src)k), x, y[k], NULL, n, NULL };
+	char title[200];
+	snprintf(title, sizeof title, "%s: CPU cost per operation by message size, both ends (%s)", r->m.workload,
+		 sum_estimator_name(sum[0].estimator));
+	int rc = measuring_plot(path, title, "message size (bytes)", "CPU per operation (µs)", ps, 3 + EST_NSRC);
+	for (int k = 0; k < EST_NSRC; k++)
+		free(y[k]);
+	free(x);
+	free(zero);
+	free(loc);
+	free(tot);
+	free(e);
+	return rc;
+}
+
 static int write_plot(const char *path, const struct session *r, struct series *ser, struct summary *sum,
 		      size_t n)
 {
+	if (n && sum[0].nremote && r->seq.o.remote)
+		return write_stacked_plot(path, r, ser, sum, n);
 	/* displacement and every OS source, each with its 95 % CI */
 	double *x = calloc(n, sizeof *x), *y[1 + EST_NSRC], *e[1 + EST_NSRC];
 	struct plot_series ps[1 + EST_NSRC];
@@ -141,9 +199,9 @@ static int write_plot(const char *path, const struct session *r, struct series *
 			e[1 + k][i] = sum[i].os[k].ci_half / 1e3;
 		}
 	}
-	ps[0] = (struct plot_series){ "displacement", x, y[0], e[0], n };
+	ps[0] = (struct plot_series){ "displacement", x, y[0], e[0], n, NULL };
 	for (int k = 0; k < EST_NSRC; k++)
-		ps[1 + k] = (struct plot_series){ est_src_name((enum est_src)k), x, y[1 + k], e[1 + k], n };
+		ps[1 + k] = (struct plot_series){ est_src_name((enum est_src)k), x, y[1 + k], e[1 + k], n, NULL };
 	char title[160];
 	snprintf(title, sizeof title, "%s: CPU cost per operation by message size, with 95%% CIs (CPU %d)",
 		 r->m.workload, r->m.cpu);

@@ -53,7 +53,7 @@ static void on_signal(uv_signal_t *h, int sig)
 	stop_all(e);
 }
 
-static int find_helper(const char *name, char *out, size_t len)
+int exp_find_helper(const char *name, char *out, size_t len)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -78,8 +78,8 @@ int exp_env_init(struct exp_env *e, char *err, size_t errlen)
 {
 	memset(e, 0, sizeof *e);
 	e->coordinator_cpu = -1;
-	if (find_helper("fluid", e->fluid_path, sizeof e->fluid_path) ||
-	    find_helper("put", e->put_path, sizeof e->put_path)) {
+	if (exp_find_helper("fluid", e->fluid_path, sizeof e->fluid_path) ||
+	    exp_find_helper("put", e->put_path, sizeof e->put_path)) {
 		snprintf(err, errlen, "cannot find the helpers 'fluid' and 'put' next to displace or in "
 				      "../libexec/displace; rebuild with 'make' or reinstall");
 		return -ENOENT;
@@ -135,11 +135,11 @@ int exp_pin_coordinator(struct exp_env *e, const struct cli_cpus *measured, cons
 	return fallback;
 }
 
-static void fluid_argv(const struct exp_env *e, const struct exp_fluid_opts *o, int cpu, uint64_t run_ns, char **argv,
-		       char bufs[][32])
+void exp_fluid_argv(const char *fluid_path, const struct exp_fluid_opts *o, int cpu, uint64_t run_ns, char **argv,
+		    char bufs[][32])
 {
 	int k = 0;
-	argv[k++] = (char *)e->fluid_path;
+	argv[k++] = (char *)fluid_path;
 	argv[k++] = "--cpu";
 	snprintf(bufs[0], 32, "%d", cpu);
 	argv[k++] = bufs[0];
@@ -195,7 +195,7 @@ int exp_run_fluids(struct exp_env *e, const struct cli_cpus *cpus, const struct 
 	e->nactive = 0;
 	for (int i = 0; i < n; i++) {
 		char *argv[16], bufs[5][32];
-		fluid_argv(e, o, cpus->cpu[i], run_ns, argv, bufs);
+		exp_fluid_argv(e->fluid_path, o, cpus->cpu[i], run_ns, argv, bufs);
 		int s = child_spawn(&e->loop, &kids[i], "fluid", argv, NULL, NULL);
 		if (s) {
 			snprintf(err, errlen, "cannot start the fluid '%s': %s", e->fluid_path, uv_strerror(s));
@@ -399,7 +399,7 @@ int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_coru
 	cr.nfluid = s->cpus->n < EXP_MAX_CPUS ? s->cpus->n : EXP_MAX_CPUS;
 	for (int i = 0; i < cr.nfluid; i++) {
 		char *argv[16], bufs[5][32];
-		fluid_argv(e, &s->fluid, s->cpus->cpu[i], 0, argv, bufs);
+		exp_fluid_argv(e->fluid_path, &s->fluid, s->cpus->cpu[i], 0, argv, bufs);
 		int sp = child_spawn(&e->loop, &cr.fluids[i], "fluid", argv, on_fluid_done, &cr);
 		if (sp) {
 			snprintf(err, errlen, "cannot start the fluid '%s': %s", e->fluid_path, uv_strerror(sp));

@@ -40,6 +40,18 @@ struct exp_fluid_opts {
  * -ENOENT with a message if a helper is missing.
  */
 int exp_env_init(struct exp_env *e, char *err, size_t errlen);
+/*
+ * exp_find_helper - the path of helper name ("fluid", "put"): next to
+ * displace (the build tree) or in ../libexec/displace (an install). 0 or
+ * -errno
+ */
+int exp_find_helper(const char *name, char *out, size_t len);
+/*
+ * exp_fluid_argv - the argv of a fluid on cpu (run_ns 0: until stopped);
+ * argv has room for 16 entries, bufs for 5 numbers
+ */
+void exp_fluid_argv(const char *fluid_path, const struct exp_fluid_opts *o, int cpu, uint64_t run_ns, char **argv,
+		    char bufs[][32]);
 /* exp_env_fini - close the loop */
 void exp_env_fini(struct exp_env *e);
 /*

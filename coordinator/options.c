@@ -2,6 +2,7 @@
 #include "coordinator/options.h"
 #include "calib/summary.h"
 #include "common/safetext.h"
+#include "put/net.h"
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,6 +26,13 @@ const char opts_help_placement[] =
 	"                       measured CPU, so its work is in the displacement.\n"
 	"                       Not with --peer, and neither is for a workload\n"
 	"                       without a peer\n";
+
+const char opts_help_both_ends[] =
+	"  --remote-cpus LIST|all  with --peer: measure the peer's host too, with a\n"
+	"                       fluid on these of its CPUs, which 'displace serve\n"
+	"                       --fluid-cpus' there offers (all: every one); the\n"
+	"                       result gives the local cost, the remote cost and\n"
+	"                       their total, per CPU on both ends (default: off)\n";
 
 /*
  * --ops, --reps, --precision, the fit and --csv mean a little different
@@ -63,6 +71,12 @@ void opts_help_measurement(FILE *f, const char *cmd)
 			"                       interval is within P (it under-covers; for benches)\n",
 			sweep ? "" : ". --ops 0\n                       runs set-up and tear-down only: the start-up cost S",
 			sweep ? " per size" : "", sweep ? "8: 4" : "16: 8", sweep ? " to every size" : "");
+	if (!predict)
+		fputs("  --flows K            socket workloads: K connections at once from the one\n"
+		      "                       PUT, round robin, one message in flight on each\n"
+		      "                       (1 to 256, default 1); the cost is per operation\n"
+		      "                       and per byte at that concurrency\n",
+		      f);
 	fputs("  --max-time T         stop adding runs after T (default 10m); also the limit\n"
 	      "                       of one run is 10 x its expected length, at least 60 s\n"
 	      "  --run-time T         target length of one L run (default 500ms)\n",
@@ -122,7 +136,7 @@ void opts_help_output(FILE *f, const char *cmd, const char *more)
 enum {
 	O_CPU = 1000, O_CPUS, O_PEER_CPU, O_PEER, O_SCHED, O_OPS, O_REPS, O_PRECISION, O_MAX_TIME, O_RUN_TIME,
 	O_FIT, O_NO_FIT, O_CAL, O_LEAD_IN, O_LEAD_OUT, O_CHUNK, O_CLOCK_RES, O_CSV, O_PLOT, O_STORE, O_JSON, O_QUIET,
-	O_STRICT, O_ESTIMATOR, O_NO_PERTURB, O_PRECISION_OF, O_STOPPING,
+	O_STRICT, O_ESTIMATOR, O_NO_PERTURB, O_PRECISION_OF, O_STOPPING, O_REMOTE_CPUS, O_FLOWS,
 };
 
 static const struct opts_extra common[] = {
@@ -130,6 +144,8 @@ static const struct opts_extra common[] = {
 	{ "cpus", 1, O_CPUS },
 	{ "peer-cpu", 1, O_PEER_CPU },
 	{ "peer", 1, O_PEER },
+	{ "remote-cpus", 1, O_REMOTE_CPUS },
+	{ "flows", 1, O_FLOWS },
 	{ "fluid-sched", 1, O_SCHED },
 	{ "ops", 1, O_OPS },
 	{ "reps", 1, O_REPS },
@@ -180,6 +196,14 @@ static int common_opt(struct opts *m, int id, const char *v)
 		return 0;
 	case O_PEER:
 		m->peer_arg = v;
+		return 0;
+	case O_REMOTE_CPUS:
+		m->remote_cpus_arg = v;
+		return 0;
+	case O_FLOWS:
+		if (cli_parse_u64(v, 1, NET_MAX_FLOWS, &u))
+			return -1;
+		m->flows = (unsigned)u;
 		return 0;
 	case O_SCHED:
 		return fluid_sched_parse(v, &m->sched);
@@ -293,6 +317,8 @@ static const char *hint(int id)
 		return " (result or normalised)";
 	case O_STOPPING:
 		return " (stein or naive)";
+	case O_FLOWS:
+		return " (1 to 256 connections)";
 	default:
 		return "";
 	}

@@ -28,6 +28,8 @@ struct opts {
 	const char *cpus_arg;       /* fluid CPUs; NULL: just cpu */
 	const char *peer_cpu_arg;   /* NULL: automatic */
 	const char *peer_arg;       /* --peer: an external peer */
+	const char *remote_cpus_arg; /* --remote-cpus: the peer host's fluid CPUs ("all" or a list); NULL: not measured */
+	unsigned flows;             /* --flows K: connections at once (0 or 1: one) */
 	enum fluid_sched sched;
 	uint64_t ops;               /* with ops_given; 0 = set-up and tear-down only */
 	int ops_given;
@@ -72,6 +74,8 @@ int opts_parse(int argc, char **argv, struct opts *m, const struct opts_extra *e
  * after --csv.
  */
 extern const char opts_help_placement[];
+/* --remote-cpus, for measure and sweep: after opts_help_placement */
+extern const char opts_help_both_ends[];
 void opts_help_measurement(FILE *f, const char *cmd);
 void opts_help_output(FILE *f, const char *cmd, const char *more);
 

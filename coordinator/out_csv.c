@@ -6,15 +6,47 @@
 #include <string.h>
 #include <time.h>
 
-#define NCOL 45
+#define NCOL 55
+/* the columns that can be long: the arguments, and each end's CPUs with their cost */
+#define COL_ARGS 4
+#define COL_PER_CPU 53
+#define COL_REMOTE_PER_CPU 54
 
-static int write_row(struct csvout *c, char cols[NCOL][64], const char *args)
+/* one row: cols, with the long columns' text apart */
+static int write_row(struct csvout *c, char cols[NCOL][64], const char *args, const char *per_cpu,
+		     const char *remote_per_cpu)
 {
 	const char *f[NCOL];
 	for (int i = 0; i < NCOL; i++)
 		f[i] = cols[i];
-	f[4] = args;
+	f[COL_ARGS] = args;
+	f[COL_PER_CPU] = per_cpu;
+	f[COL_REMOTE_PER_CPU] = remote_per_cpu;
 	return csvout_row(c, f, NCOL);
+}
+
+/* "CPU:us CPU:us ...", the cost per op on each CPU of one end */
+static void cpu_costs(char *buf, size_t len, int n, const int *cpu, const double *ns, double per)
+{
+	size_t used = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < n && used + 1 < len; i++) {
+		char v[40];
+		csvout_num(v, sizeof v, ns[i] / per / 1e3, 6);
+		int w = snprintf(buf + used, len - used, "%s%d:%s", i ? " " : "", cpu[i], v);
+		if (w < 0)
+			break;
+		used += (size_t)w;
+	}
+}
+
+/* the flows and the bytes per op, and the other end's CPUs: the same in every row of a series */
+static void both_ends_cols(char cols[NCOL][64], const struct seq_opts *o, double bytes_per_op)
+{
+	snprintf(cols[45], 64, "%d", o->flows > 1 ? o->flows : 1);
+	csvout_num(cols[46], 64, bytes_per_op, 1);
+	if (o->remote)
+		cli_format_cpulist(&o->remote->cpus, cols[48], 64);
 }
 
 static void common_cols(char cols[NCOL][64], const char *kind, const char *command, const struct seq_opts *o,
@@ -69,8 +101,24 @@ int out_csv_run(struct csvout *c, const char *command, const struct seq_opts *o,
 	csvout_num(cols[27], 64, r->t2_ns, 0);
 	csvout_num(cols[28], 64, r->l2, 0);
 	csvout_num(cols[29], 64, r->t_put_ns, 0);
+	int off = isfinite(r->t_put_offcpu_ns) && o->estimator == SUM_OFFCPU;
 	snprintf(cols[30], 64, "%s", sum_estimator_key(isfinite(r->t_put_offcpu_ns) ? o->estimator : SUM_CLASSIC));
-	return write_row(c, cols, args);
+	/* both ends, by the estimator of tau_us; per op of this run, start-up included */
+	char per_cpu[2048] = "", remote_per_cpu[2048] = "";
+	both_ends_cols(cols, o, r->ops ? r->bytes / l : NAN);
+	if (l > 0) {
+		double tau = off ? r->t_put_offcpu_ns : r->t_put_ns;
+		csvout_num(cols[47], 64, r->bytes > 0 ? tau / (r->bytes / 1000) / 1e3 : NAN, 6);
+		cpu_costs(per_cpu, sizeof per_cpu, o->cpus.n, o->cpus.cpu, off ? r->cpu_offcpu_ns : r->cpu_t_put_ns, l);
+		if (r->remote.ncpu && o->remote) {
+			double rem = off ? r->remote.t_put_offcpu_ns : r->remote.t_put_ns;
+			csvout_num(cols[49], 64, rem / l / 1e3, 6);
+			csvout_num(cols[51], 64, (tau + rem) / l / 1e3, 6);
+			cpu_costs(remote_per_cpu, sizeof remote_per_cpu, r->remote.ncpu, o->remote->cpus.cpu,
+				  off ? r->remote.cpu_offcpu_ns : r->remote.cpu_t_put_ns, l);
+		}
+	}
+	return write_row(c, cols, args, per_cpu, remote_per_cpu);
 }
 
 int out_csv_summary(struct csvout *c, const char *command, const struct seq_opts *o, const struct series *s,
@@ -111,5 +159,16 @@ int out_csv_summary(struct csvout *c, const char *command, const struct seq_opts
 		csvout_num(cols[36 + k], 64, p->n ? v[k] : NAN, 4);
 	csvout_num(cols[43], 64, sum->norm.mean / 1e3, 6);
 	csvout_num(cols[44], 64, sum->norm.ci_half / 1e3, 6);
-	return write_row(c, cols, args);
+	char per_cpu[2048] = "", remote_per_cpu[2048] = "";
+	both_ends_cols(cols, o, sum->bytes_per_op);
+	csvout_num(cols[47], 64, sum->bytes_per_op > 0 ? sum->tau.mean / (sum->bytes_per_op / 1000) / 1e3 : NAN, 6);
+	cpu_costs(per_cpu, sizeof per_cpu, sum->ncpu, sum->cpu_id, sum->cpu_tau_ns, 1);
+	if (sum->nremote) {
+		csvout_num(cols[49], 64, sum->remote.mean / 1e3, 6);
+		csvout_num(cols[50], 64, sum->remote.ci_half / 1e3, 6);
+		csvout_num(cols[51], 64, sum->total.mean / 1e3, 6);
+		csvout_num(cols[52], 64, sum->total.ci_half / 1e3, 6);
+		cpu_costs(remote_per_cpu, sizeof remote_per_cpu, sum->nremote, sum->remote_cpu_id, sum->remote_cpu_tau_ns, 1);
+	}
+	return write_row(c, cols, args, per_cpu, remote_per_cpu);
 }

@@ -12,6 +12,26 @@ static json_t *summary_json(const struct stats_summary *s, double scale)
 			 "max", jout_num(s->max / scale), "n", (json_int_t)s->n);
 }
 
+/* the other end: the peer host's fluid CPUs, their cost with its CI, per CPU, and its error terms; null without */
+static json_t *remote_json(const struct summary *s, const struct seq_opts *so)
+{
+	char cpus[256];
+	if (!s->nremote || !so->remote)
+		return json_null();
+	cli_format_cpulist(&so->remote->cpus, cpus, sizeof cpus);
+	json_t *per = json_array();
+	for (int i = 0; i < s->nremote; i++)
+		json_array_append_new(per, json_pack("{s:i, s:o}", "cpu", s->remote_cpu_id[i], "displacement_us",
+						     jout_num(s->remote_cpu_tau_ns[i] / 1e3)));
+	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:{s:o, s:o, s:o, s:o, s:o, s:o}}", "peer", so->remote->name, "cpus",
+			 cpus, "displacement_us", summary_json(&s->remote, 1e3), "us_per_kb",
+			 jout_num(s->remote.mean / (s->bytes_per_op / 1000) / 1e3), "per_cpu", per, "errors_us",
+			 "statistical", jout_num(s->remote.ci_half / 1e3), "res", jout_num(s->remote_err_ns[EST_E_RES] / 1e3),
+			 "drift", jout_num(s->remote_err_ns[EST_E_DRIFT] / 1e3), "calib",
+			 jout_num(s->remote_err_ns[EST_E_CALIB] / 1e3), "cache", jout_num(s->remote_err_ns[EST_E_CACHE] / 1e3),
+			 "backgr", jout_num(s->remote_err_ns[EST_E_BG] / 1e3));
+}
+
 json_t *out_json(const struct summary *s, const struct seq_opts *so, const struct series *ser)
 {
 	json_t *o = json_object();
@@ -105,6 +125,11 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 				      "short_us", jout_num(s->fluid_underbilled_ns / 1e3)));
 	json_object_set_new(o, "consistency", cons);
 	json_object_set_new(o, "per_cpu", cpu);
+	json_object_set_new(o, "flows", json_integer(so->flows > 1 ? so->flows : 1));
+	json_object_set_new(o, "bytes_per_op", jout_num(s->bytes_per_op));
+	json_object_set_new(o, "us_per_kb", jout_num(s->tau.mean / (s->bytes_per_op / 1000) / 1e3));
+	json_object_set_new(o, "remote", remote_json(s, so));
+	json_object_set_new(o, "total_us", s->nremote ? summary_json(&s->total, 1e3) : json_null());
 	if (s->cmd_status >= 0 && (ser->w->flags & PUT_COMMAND))
 		json_object_set_new(o, "cmd_status", json_integer(s->cmd_status));
 	json_t *runs = json_array();
@@ -132,6 +157,12 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 		json_object_set_new(jr, "tau0_ns", jout_num(r->tau0_ns));
 		json_object_set_new(jr, "steal_ns", jout_num(r->steal_ns));
 		json_object_set_new(jr, "peer_ns", jout_num(r->peer_ns));
+		json_object_set_new(jr, "bytes", jout_num(r->bytes));
+		if (r->remote.ncpu) {
+			json_object_set_new(jr, "remote_t_put_ns", jout_num(r->remote.t_put_ns));
+			json_object_set_new(jr, "remote_t_put_off_cpu_ns", jout_num(r->remote.t_put_offcpu_ns));
+			json_object_set_new(jr, "remote_t_put_robust_ns", jout_num(r->remote.t_put_robust_ns));
+		}
 		json_object_set_new(jr, "outlier", json_boolean(r->outlier));
 		json_array_append_new(runs, jr);
 	}

@@ -161,6 +161,37 @@ static void other_estimators(FILE *f, const struct summary *s, const struct seq_
 	}
 }
 
+/* both ends: the local cost (the result), the peer host's, and their total, each with its CI */
+static void both_ends(FILE *f, const struct summary *s, const struct seq_opts *so)
+{
+	char a[64], cpus[160];
+	cli_format_cpulist(&so->cpus, cpus, sizeof cpus);
+	fprintf(f, "  both ends    µs per op, %s, paired over the same %zu %s:\n", sum_estimator_name(s->estimator), s->n,
+		s->fitted ? "pairs" : "runs");
+	fprintf(f, "    local      %-24s this host's CPU%s %s (the PUT's end)\n", mean_ci(&s->tau, a, sizeof a),
+		so->cpus.n > 1 ? "s" : "", cpus);
+	cli_format_cpulist(&so->remote->cpus, cpus, sizeof cpus);
+	fprintf(f, "    remote     %-24s the peer host's CPU%s %s (%s)\n", mean_ci(&s->remote, a, sizeof a),
+		s->nremote > 1 ? "s" : "", cpus, so->remote->name);
+	fprintf(f, "    total      %-24s local + remote\n", mean_ci(&s->total, a, sizeof a));
+}
+
+/* the cost per byte, and the flows it was measured at */
+static void per_byte(FILE *f, const struct summary *s, const struct seq_opts *so)
+{
+	char a[32], b[32];
+	if (!(s->bytes_per_op > 0) || !isfinite(s->tau.mean))
+		return;
+	double kb = s->bytes_per_op / 1000;
+	fprintf(f, "  per KB       %s µs local", us(s->tau.mean / kb, a, sizeof a));
+	if (s->nremote)
+		fprintf(f, ", %s µs both ends", us(s->total.mean / kb, b, sizeof b));
+	fprintf(f, "   [%.0f message bytes per op", s->bytes_per_op);
+	if (so->flows > 1)
+		fprintf(f, "; %d flows at once: %d connections of the one PUT, round robin", so->flows, so->flows);
+	fprintf(f, "]\n");
+}
+
 void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so, const struct context *ctx)
 {
 	char a[32], b[32], c[32], d[32];
@@ -176,6 +207,9 @@ void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so,
 		fprintf(f, "  tau_PUT      %s µs (no CI: n=%zu %s)   [displacement, %s: %s]\n", us(t->mean, a, sizeof a), s->n,
 			unit, sum_estimator_name(s->estimator), est_what(s->estimator));
 	other_estimators(f, s, so);
+	if (s->nremote && so->remote)
+		both_ends(f, s, so);
+	per_byte(f, s, so);
 	const struct sum_perturb *p = &s->perturb;
 	if (p->n && isfinite(p->cpu_change.mean)) {
 		char cpu_ch[48], wall_ch[48];
@@ -215,12 +249,22 @@ void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so,
 	fprintf(f, "    e_calib      %-11s uncertainty of the bracketing tau_F%s\n", us(s->e_calib_ns, a, sizeof a), cl);
 	fprintf(f, "    e_cache      %-11s the fluid reloading its cache after PUT bursts%s\n", us(s->e_cache_ns, a, sizeof a),
 		cl);
-	if (s->ncpu > 1) {
+	if (s->nremote) {
+		char e5[32];
+		fprintf(f, "    remote       e_backgr %s, e_drift %s, e_calib %s, e_cache %s, e_res %s (the peer host's CPUs)\n",
+			us(s->remote_err_ns[EST_E_BG], a, sizeof a), us(s->remote_err_ns[EST_E_DRIFT], b, sizeof b),
+			us(s->remote_err_ns[EST_E_CALIB], c, sizeof c), us(s->remote_err_ns[EST_E_CACHE], d, sizeof d),
+			us(s->remote_err_ns[EST_E_RES], e5, sizeof e5));
+	}
+	if (s->ncpu > 1 || s->nremote) {
 		fprintf(f, "  per CPU, µs per op (displacement; NET_RX, NET_TX softirqs, IPIs per op):\n");
 		for (int i = 0; i < s->ncpu; i++)
 			fprintf(f, "    CPU %-3d %12s   %.3f   %.3f   %.3f%s\n", s->cpu_id[i], us(s->cpu_tau_ns[i], a, sizeof a),
 				s->net_rx_per_op[i], s->net_tx_per_op[i], s->ipi_per_op[i],
 				s->cpu_id[i] == so->cpu ? "   (the PUT's CPU)" : "");
+		for (int i = 0; i < s->nremote; i++)
+			fprintf(f, "    peer CPU %-3d %7s   (the peer's host: its counters are not read)\n", s->remote_cpu_id[i],
+				us(s->remote_cpu_tau_ns[i], a, sizeof a));
 	}
 	fprintf(f, "  fluid        tau_F %.5f ns/loop (bracketing calibrations), undisturbed %.5f\n", s->tau_f_ns,
 		s->tau0_ns);

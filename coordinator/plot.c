@@ -164,8 +164,9 @@ int plot_write(const char *svg_path, const char *title, const char *xlabel, cons
 		fprintf(f, "# %s\n", s[k].title);
 		for (size_t i = 0; i < s[k].n; i++)
 			if (isfinite(s[k].x[i]) && isfinite(s[k].y[i]))
-				fprintf(f, "%.9g %.9g %.9g\n", s[k].x[i], s[k].y[i],
-					s[k].err && isfinite(s[k].err[i]) ? s[k].err[i] : 0.0);
+				fprintf(f, "%.9g %.9g %.9g %.9g\n", s[k].x[i], s[k].y[i],
+					s[k].err && isfinite(s[k].err[i]) ? s[k].err[i] : 0.0,
+					s[k].base && isfinite(s[k].base[i]) ? s[k].base[i] : 0.0);
 		fputs("\n\n", f);
 	}
 	if (fclose(f)) {
@@ -213,8 +214,11 @@ int plot_write(const char *svg_path, const char *title, const char *xlabel, cons
 		if (k)
 			fputs(", \\\n     ", f);
 		gp_str(f, dat);
-		fprintf(f, " index %zu using %s:2%s with %s lw 2 title ", k, x, s[k].err ? ":3" : "",
-			s[k].err ? "yerrorlines" : "linespoints");
+		if (s[k].base)
+			fprintf(f, " index %zu using 1:4:2 with filledcurves fillstyle solid 0.4 title ", k);
+		else
+			fprintf(f, " index %zu using %s:2%s with %s lw 2 title ", k, x, s[k].err ? ":3" : "",
+				s[k].err ? "yerrorlines" : "linespoints");
 		gp_str(f, s[k].title);
 	}
 	fputs("\n", f);

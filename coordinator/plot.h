@@ -9,6 +9,7 @@ struct plot_series {
 	const double *x, *y;
 	const double *err;  /* error bars (half-widths), or NULL for a line */
 	size_t n;
+	const double *base; /* a stacked area: filled from base up to y (err is then not drawn); NULL: none */
 };
 
 /*

@@ -25,11 +25,31 @@ static struct exp_fluid_opts fluid_opts(const struct seq_ctx *q)
 	return f;
 }
 
+/* the peer host's calibration reports: each CPU's est_cal (q->rprev) and its tau_F kept */
+static int remote_calibrated(struct seq_ctx *q, const struct fluid_report *reps)
+{
+	const struct remote *rm = q->o.remote;
+	for (int i = 0; i < rm->cpus.n; i++) {
+		if (est_cal_from(&reps[i], rm->use_steal, &q->rprev[i])) {
+			snprintf(q->err, sizeof q->err, "the fluid did no loops on the peer host's CPU %d", rm->cpus.cpu[i]);
+			return -EIO;
+		}
+		stats_acc_add(&q->rcal[i], q->rprev[i].tau_ns);
+	}
+	return 0;
+}
+
 int seq_calibrate(struct seq_ctx *q)
 {
-	static struct fluid_report reps[EXP_MAX_CPUS];
+	static struct fluid_report reps[EXP_MAX_CPUS], rreps[EXP_MAX_CPUS];
 	struct exp_fluid_opts f = fluid_opts(q);
-	int rc = exp_run_fluids(q->env, &q->o.cpus, &f, q->o.cal_ns, reps, q->err, sizeof q->err);
+	struct remote *rm = q->o.remote;
+	/* the peer host's fluids calibrate while the local ones do; their reports wait in the socket */
+	int rc = rm ? remote_cal_begin(rm, &f, q->o.cal_ns, q->err, sizeof q->err) : 0;
+	if (!rc)
+		rc = exp_run_fluids(q->env, &q->o.cpus, &f, q->o.cal_ns, reps, q->err, sizeof q->err);
+	if (!rc && rm && !(rc = remote_cal_end(rm, q->o.cal_ns, rreps, q->err, sizeof q->err)))
+		rc = remote_calibrated(q, rreps);
 	if (rc)
 		return rc;
 	for (int i = 0; i < q->o.cpus.n; i++) {
@@ -90,6 +110,24 @@ static struct exp_corun_spec corun_spec(const struct seq_ctx *q, const struct se
 	return spec;
 }
 
+/* how long the peer host's fluids may run for one co-run: the run's own limit, and room to spare */
+static uint64_t remote_limit_ns(const struct seq_ctx *q)
+{
+	return q->o.lead_in_ns + q->o.max_run_ns + q->o.lead_out_ns + 30000000000ull;
+}
+
+/*
+ * After a co-run whose outcome is rc: the peer host's fluids stopped, and
+ * their reports in reps (NULL: not wanted). rc, or the stop's failure
+ */
+static int remote_end_run(struct seq_ctx *q, int rc, struct fluid_report *reps)
+{
+	char err[512];
+	/* stopped even after a failed run; the run's own error is the one to tell */
+	int src = remote_stop(q->o.remote, rc ? NULL : reps, rc ? err : q->err, rc ? sizeof err : sizeof q->err);
+	return rc ? rc : src;
+}
+
 /* one put run, not counted: beside the fluids, or (alone) with none anywhere */
 static int run_once(struct seq_ctx *q, const struct series *s, uint64_t ops, int alone, struct put_report *rep)
 {
@@ -101,7 +139,13 @@ static int run_once(struct seq_ctx *q, const struct series *s, uint64_t ops, int
 		spec.cpus = &none;
 		spec.lead_in_ns = spec.lead_out_ns = 0;
 	}
-	int rc = exp_corun(q->env, &spec, &r, q->err, sizeof q->err);
+	struct remote *rm = alone ? NULL : q->o.remote;
+	int rc = rm ? remote_start(rm, &spec.fluid, remote_limit_ns(q), q->err, sizeof q->err) : 0;
+	int started = rm && !rc;
+	if (!rc)
+		rc = exp_corun(q->env, &spec, &r, q->err, sizeof q->err);
+	if (started)
+		rc = remote_end_run(q, rc, NULL);
 	q->put_exit = r.put_exit;
 	if (!rc)
 		*rep = r.put;
@@ -123,6 +167,24 @@ int seq_alone(struct seq_ctx *q, const struct series *s, uint64_t ops, struct pu
 	return run_once(q, s, ops, 1, rep);
 }
 
+/* the peer host's displacement in a co-run, by the same estimators, from its reports and calibrations */
+static int remote_estimate(struct seq_ctx *q, const struct fluid_report *reps, const struct est_cal *before,
+			   struct est_end *e)
+{
+	const struct remote *rm = q->o.remote;
+	double sd[EXP_MAX_CPUS];
+	for (int i = 0; i < rm->cpus.n; i++)
+		sd[i] = q->rcal[i].n >= 2 ? stats_acc_sd(&q->rcal[i]) : 0;
+	struct est_end_in in = { .ncpu = rm->cpus.n, .fluid = reps, .before = before, .after = q->rprev,
+				 .tau_sd_ns = sd, .delta_ns = q->o.delta_ns, .use_steal = rm->use_steal };
+	int bad;
+	if (est_end_from(&in, e, &bad)) {
+		snprintf(q->err, sizeof q->err, "the fluid did no loops on the peer host's CPU %d", rm->cpus.cpu[bad]);
+		return -EIO;
+	}
+	return 0;
+}
+
 int seq_run(struct seq_ctx *q, struct series *s, uint64_t ops)
 {
 	static struct exp_corun_result r;
@@ -130,12 +192,20 @@ int seq_run(struct seq_ctx *q, struct series *s, uint64_t ops)
 	int rc;
 	if (!q->have_prev && (rc = seq_calibrate(q)))
 		return rc;
-	struct est_cal before[EXP_MAX_CPUS];
+	static struct fluid_report rreps[EXP_MAX_CPUS];
+	struct est_cal before[EXP_MAX_CPUS], rbefore[EXP_MAX_CPUS];
 	memcpy(before, q->prev, sizeof before);
+	memcpy(rbefore, q->rprev, sizeof rbefore);
 	struct exp_corun_spec spec = corun_spec(q, s, ops, bufs, argv, (int)(sizeof argv / sizeof argv[0]));
 	uint64_t peer0 = 0, peer1 = 0;
 	int have_peer = q->o.peer_pid > 0 && procfs_process_runtime_ns(q->o.peer_pid, &peer0) == 0;
-	rc = exp_corun(q->env, &spec, &r, q->err, sizeof q->err);
+	/* the peer host's fluids start first and stop last: the whole co-run is inside their run */
+	rc = q->o.remote ? remote_start(q->o.remote, &spec.fluid, remote_limit_ns(q), q->err, sizeof q->err) : 0;
+	int started = q->o.remote && !rc;
+	if (!rc)
+		rc = exp_corun(q->env, &spec, &r, q->err, sizeof q->err);
+	if (started)
+		rc = remote_end_run(q, rc, rreps);
 	q->put_exit = r.put_exit;
 	if (rc)
 		return rc;
@@ -169,6 +239,8 @@ int seq_run(struct seq_ctx *q, struct series *s, uint64_t ops)
 		snprintf(q->err, sizeof q->err, "the fluid did no loops on CPU %d", bad_cpu);
 		return -EIO;
 	}
+	if (q->o.remote && (rc = remote_estimate(q, rreps, rbefore, &run.remote)))
+		return rc;
 	if ((rc = series_append_run(s, &run)))
 		return rc;
 	/* the perturbation check: once per pair (or run), the PUT alone, L/4 operations */
@@ -194,6 +266,8 @@ void seq_summarize(const struct seq_ctx *q, struct series *s, struct summary *su
 {
 	struct sum_opts o = { .estimator = q->o.estimator, .fit = q->o.fit, .ops = s->ops, .ncpu = q->o.cpus.n,
 			      .cpu_id = q->o.cpus.cpu, .alone = s->alone, .nalone = s->nalone,
-			      .tau0_ref_ns = q->tau0_ref_ns > 0 ? q->tau0_ref_ns : q->first_tau0_ns };
+			      .tau0_ref_ns = q->tau0_ref_ns > 0 ? q->tau0_ref_ns : q->first_tau0_ns,
+			      .nremote = q->o.remote ? q->o.remote->cpus.n : 0,
+			      .remote_cpu_id = q->o.remote ? q->o.remote->cpus.cpu : NULL };
 	sum_compute(s->runs, s->nruns, &o, sum);
 }

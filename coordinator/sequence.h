@@ -14,6 +14,7 @@
 #include "calib/estimate.h"
 #include "calib/summary.h"
 #include "coordinator/experiment.h"
+#include "coordinator/remote.h"
 #include "coordinator/series.h"
 
 struct seq_opts {
@@ -30,6 +31,8 @@ struct seq_opts {
 	int peer_pid;                /* the local peer, whose CPU time each run reads; 0 if none */
 	enum sum_estimator estimator; /* the result's estimator */
 	int peer_cpu;
+	struct remote *remote;       /* the peer host's fluids (--remote-cpus), calibrated and run with the local ones; NULL: none */
+	int flows;                   /* --flows K: the PUT's connections at once (1: one) */
 };
 
 struct seq_ctx {
@@ -41,13 +44,18 @@ struct seq_ctx {
 	double first_tau_f_ns;             /* the first calibration of the PUT's CPU */
 	double first_tau0_ns;              /* its undisturbed speed */
 	double tau0_ref_ns;                /* the normalised cost's reference speed: the store's, else first_tau0_ns */
+	struct est_cal rprev[EXP_MAX_CPUS]; /* the latest calibration of each of the peer host's fluid CPUs */
+	struct stats_acc rcal[EXP_MAX_CPUS]; /* their tau_F over all calibrations */
 	char err[512];
 	int put_exit;                      /* put's exit status when a run failed */
 };
 
 /* seq_init - a sequence on env with options o */
 void seq_init(struct seq_ctx *q, struct exp_env *env, const struct seq_opts *o);
-/* seq_calibrate - a bracketing calibration of every fluid CPU. 0, -EINTR or -errno (q->err) */
+/*
+ * seq_calibrate - a bracketing calibration of every fluid CPU, the peer
+ * host's (o.remote) at the same time. 0, -EINTR or -errno (q->err)
+ */
 int seq_calibrate(struct seq_ctx *q);
 /*
  * seq_run - one co-run of ops operations of series s, then the

@@ -86,18 +86,27 @@ int session_check_args(struct session *s, char **wargs, int nwargs, const uint64
 	int rc = check_conflicts(s, wargs, nwargs, nsizes);
 	if (rc)
 		return rc;
+	if (s->m.flows > 1 && !(s->w->flags & PUT_FLOWS)) {
+		char names[128];
+		put_names(PUT_FLOWS, ", ", " or ", names, sizeof names);
+		return fail(s, -EINVAL, "--flows is for the socket workloads (%s), not '%s'", names, s->w->name);
+	}
 	/*
-	 * put's own parser, so that displace rejects exactly what put would;
-	 * with --peer ADDR as the runs will pass it, so a bad address is
-	 * refused now, not after the calibrations
+	 * put's own parser, so that displace rejects exactly what put would,
+	 * --flows included; with --peer ADDR as the runs will pass it, so a
+	 * bad address is refused now, not after the calibrations
 	 */
-	char *argv[OPTS_MAX_WARGS + 2], peer[300];
+	char *argv[OPTS_MAX_WARGS + 3], peer[300], flows[32];
 	int n = 0;
 	for (int i = 0; i < nwargs && n < OPTS_MAX_WARGS; i++)
 		argv[n++] = wargs[i];
 	if (s->w->peer && s->m.peer_arg) {
 		snprintf(peer, sizeof peer, "--peer=%s", s->m.peer_arg);
 		argv[n++] = peer;
+	}
+	if (s->m.flows > 1) {
+		snprintf(flows, sizeof flows, "--flows=%u", s->m.flows);
+		argv[n++] = flows;
 	}
 	argv[n] = NULL;
 	void *state = NULL;
@@ -209,7 +218,16 @@ int session_setup(struct session *s)
 		cli_format_cpulist(&s->ctx.online, on, sizeof on);
 		return fail(s, -EINVAL, "cpu %d is not online (online: %s)", m->cpu, on);
 	}
+	if (m->remote_cpus_arg && !s->w->peer)
+		return fail(s, -EINVAL, "--remote-cpus is for the workloads with a peer, not '%s'", s->w->name);
+	if (m->remote_cpus_arg && !m->peer_arg)
+		return fail(s, -EINVAL, "--remote-cpus needs --peer ADDR, a 'displace serve --fluid-cpus LIST' (the local "
+					"peer runs no fluid: measure its CPU with --cpus)");
+	if (m->remote_cpus_arg && m->clock_res_ns > 1)
+		return fail(s, -EINVAL, "--remote-cpus and --clock-resolution exclude each other: the peer host's fluids "
+					"keep the real clock");
 	o.cpu = m->cpu;
+	o.flows = m->flows > 1 ? (int)m->flows : 1;
 	/* the peer's CPU is checked now, before anything is started */
 	if (s->w->peer && !m->peer_arg && (rc = choose_peer_cpu(s, &s->peer_cpu)))
 		return rc;
@@ -291,6 +309,35 @@ void session_read_store(struct session *s)
 	calib_store_free(&cs);
 }
 
+/*
+ * The peer host's fluids: the control connection, and the coordinator kept
+ * off their CPUs too when that host is this one (a loopback or unix peer)
+ */
+static int open_remote(struct session *s, const char *kind)
+{
+	struct net_addr a;
+	char list[160];
+	if (remote_control_addr(kind, s->m.peer_arg, &a))
+		return fail(s, -EINVAL, "--remote-cpus: no control address in --peer '%s'", s->m.peer_arg);
+	int rc = remote_open(&s->remote, &a, s->m.remote_cpus_arg, s->err, sizeof s->err);
+	if (rc)
+		return rc;
+	s->seq.o.remote = &s->remote;
+	cli_format_cpulist(&s->remote.cpus, list, sizeof list);
+	snprintf(s->peer_note, sizeof s->peer_note, "peer %s (external), with fluids on its host's CPU%s %s: the remote cost",
+		 s->m.peer_arg, s->remote.cpus.n > 1 ? "s" : "", list);
+	if (a.ss.ss_family == AF_UNIX || net_addr_is_loopback(&a)) {
+		struct cli_cpus busy = s->seq.o.cpus;
+		for (int i = 0; i < s->remote.cpus.n && busy.n < CLI_MAX_CPUS; i++)
+			if (!cli_cpus_contains(&busy, s->remote.cpus.cpu[i]))
+				busy.cpu[busy.n++] = s->remote.cpus.cpu[i];
+		int at = exp_pin_coordinator(s->env, &busy, &s->ctx.online);
+		if (at >= 0)
+			s->coordinator_cpu = at;
+	}
+	return 0;
+}
+
 int session_start_peer(struct session *s)
 {
 	const char *kind = s->w->peer;
@@ -299,7 +346,7 @@ int session_start_peer(struct session *s)
 	if (s->m.peer_arg) {
 		s->peer_addr = s->m.peer_arg;
 		snprintf(s->peer_note, sizeof s->peer_note, "peer %s (external: its work is not measured)", s->m.peer_arg);
-		return 0;
+		return s->m.remote_cpus_arg ? open_remote(s, kind) : 0;
 	}
 	int cpu = s->peer_cpu;
 	int rc = peer_start(s->env, &s->peer, cpu, s->err, sizeof s->err);
@@ -322,6 +369,11 @@ void session_series_init(struct session *s, struct series *ser, const char *labe
 {
 	series_init(ser, s->w, s->m.wargs, s->m.nwargs, s->peer_addr, label);
 	ser->perturb = !s->m.no_perturb;
+	if (s->m.flows > 1) {
+		char arg[32];
+		snprintf(arg, sizeof arg, "--flows=%u", s->m.flows);
+		series_add_arg(ser, arg);
+	}
 }
 
 /* the wall time of one operation in a pilot run, or what the workload says it costs */
@@ -394,6 +446,10 @@ int session_choose_ops(struct session *s, struct series *ser)
 
 void session_finish(struct session *s)
 {
+	if (s->seq.o.remote) {
+		remote_close(s->seq.o.remote);
+		s->seq.o.remote = NULL;
+	}
 	if (s->env && s->peer.started)
 		peer_stop(s->env, &s->peer);
 	if (s->env) {

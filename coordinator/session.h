@@ -13,6 +13,7 @@
 #include "coordinator/context.h"
 #include "coordinator/options.h"
 #include "coordinator/peer.h"
+#include "coordinator/remote.h"
 #include "coordinator/sequence.h"
 #include "coordinator/series.h"
 #include "put/put.h"
@@ -51,7 +52,8 @@ struct session {
 	struct session_store store;
 	struct peer peer;         /* the local peer, when the workload needs one */
 	const char *peer_addr;    /* what the workload connects to: --peer or the local peer */
-	char peer_note[160];      /* where the peer runs, for the output */
+	struct remote remote;     /* the peer host's fluids (--remote-cpus), open when seq.o.remote points here */
+	char peer_note[400];      /* where the peer runs, for the output */
 	int interrupted;          /* the signal that stopped the runs, whose result is reported as partial; 0 */
 	char err[512];
 };
@@ -76,7 +78,11 @@ int session_check_args(struct session *s, char **wargs, int nwargs, const uint64
 int session_setup(struct session *s);
 /* session_read_store - what the calibration store says of the measured CPU (s->store) */
 void session_read_store(struct session *s);
-/* session_start_peer - the local peer, when the workload needs one and no --peer is given. -errno, -EINTR */
+/*
+ * session_start_peer - the local peer, when the workload needs one and no
+ * --peer is given; with --remote-cpus, the control connection to the peer
+ * host's fluids. -errno, -EINTR; -EINVAL (usage: CPUs the peer does not offer)
+ */
 int session_start_peer(struct session *s);
 /*
  * session_choose_ops - L for a series: --ops, or from a pilot run of the

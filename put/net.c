@@ -85,6 +85,10 @@ const char *net_hello_status_str(unsigned status)
 		return "echo the cookie";
 	case NET_HELLO_BUSY:
 		return "busy: it serves as many clients as it takes";
+	case NET_HELLO_NO_FLUIDS:
+		return "no fluids here: the peer was not started with --fluid-cpus";
+	case NET_HELLO_BAD_CONTROL:
+		return "unsupported control version";
 	default:
 		return "refused for an unknown reason";
 	}
@@ -288,7 +292,9 @@ int net_parse_opts(int argc, char **argv, unsigned allowed, struct net_opts *o, 
 	o->compute_loops = 0;
 	o->burst = 0;
 	o->duty = 0.5;
+	o->flows = 1;
 	double per_byte_ns = -1;
+	int piped = 0;
 	for (int i = 1; i < argc; i++) {
 		int missing = 0;
 		const char *v;
@@ -321,14 +327,22 @@ int net_parse_opts(int argc, char **argv, unsigned allowed, struct net_opts *o, 
 				snprintf(err, errlen, "invalid value '%s' for --max-tries (1 to 1000000)", v);
 				return -EINVAL;
 			}
+		} else if (!missing && (allowed & NET_OPT_FLOWS) &&
+			   (v = cli_opt_value(argc, argv, &i, "--flows", &missing))) {
+			if (cli_parse_u64(v, 1, NET_MAX_FLOWS, &o->flows)) {
+				snprintf(err, errlen, "invalid value '%s' for --flows (1 to %d connections)", v, NET_MAX_FLOWS);
+				return -EINVAL;
+			}
 		} else if (!missing && (allowed & NET_OPT_PIPE) &&
 			   (v = cli_opt_value(argc, argv, &i, "--window", &missing))) {
+			piped = 1;
 			if (cli_parse_u64(v, 1, 65536, &o->window)) {
 				snprintf(err, errlen, "invalid value '%s' for --window (1 to 65536)", v);
 				return -EINVAL;
 			}
 		} else if (!missing && (allowed & NET_OPT_PIPE) &&
 			   (v = cli_opt_value(argc, argv, &i, "--compute-us", &missing))) {
+			piped = 1;
 			double us;
 			if (cli_parse_double(v, 0, 1e7, &us)) {
 				snprintf(err, errlen, "invalid value '%s' for --compute-us (0 to 1e7)", v);
@@ -337,24 +351,28 @@ int net_parse_opts(int argc, char **argv, unsigned allowed, struct net_opts *o, 
 			o->compute_ns = us * 1000;
 		} else if (!missing && (allowed & NET_OPT_PIPE) &&
 			   (v = cli_opt_value(argc, argv, &i, "--compute-per-byte", &missing))) {
+			piped = 1;
 			if (cli_parse_double(v, 0, 1e6, &per_byte_ns)) {
 				snprintf(err, errlen, "invalid value '%s' for --compute-per-byte (ns, 0 to 1e6)", v);
 				return -EINVAL;
 			}
 		} else if (!missing && (allowed & NET_OPT_PIPE) &&
 			   (v = cli_opt_value(argc, argv, &i, "--compute-loops", &missing))) {
+			piped = 1;
 			if (cli_parse_u64(v, 1, UINT64_MAX / 2, &o->compute_loops)) {
 				snprintf(err, errlen, "invalid value '%s' for --compute-loops", v);
 				return -EINVAL;
 			}
 		} else if (!missing && (allowed & NET_OPT_PIPE) &&
 			   (v = cli_opt_value(argc, argv, &i, "--burst", &missing))) {
+			piped = 1;
 			if (cli_parse_u64(v, 1, 1000000000, &o->burst)) {
 				snprintf(err, errlen, "invalid value '%s' for --burst (operations, 1 or more)", v);
 				return -EINVAL;
 			}
 		} else if (!missing && (allowed & NET_OPT_PIPE) &&
 			   (v = cli_opt_value(argc, argv, &i, "--duty", &missing))) {
+			piped = 1;
 			if (cli_parse_double(v, 0.01, 1, &o->duty)) {
 				snprintf(err, errlen, "invalid value '%s' for --duty (0.01 to 1)", v);
 				return -EINVAL;
@@ -366,6 +384,10 @@ int net_parse_opts(int argc, char **argv, unsigned allowed, struct net_opts *o, 
 			snprintf(err, errlen, "unknown option '%s'", argv[i]);
 			return -EINVAL;
 		}
+	}
+	if (piped && o->flows > 1) {
+		snprintf(err, errlen, "--flows excludes the pipelined loop's --window, --compute-*, --burst and --duty");
+		return -EINVAL;
 	}
 	if (per_byte_ns >= 0) {
 		if (o->compute_ns > 0) {

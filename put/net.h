@@ -8,7 +8,8 @@
  *
  *   offset 0  u32 magic        0x4453504c, "DSPL"
  *          4  u8  version      2
- *          5  u8  kind         0 hello (client to peer), 1 ack (peer to client)
+ *          5  u8  kind         0 hello (client to peer), 1 ack (peer to client),
+ *                              2 control hello (put/ctl_wire.h: the peer's fluids)
  *          6  u16 status       0 in a hello; in an ack 0 = accepted, else why not
  *          8  u32 msg_bytes    the size of every message, 1 to 16 MiB (udp: 65507
  *                              over IPv4, 65527 over IPv6)
@@ -56,11 +57,12 @@
 #define NET_UDP4_MAX_BYTES 65507u /* 65535 - 20 (IPv4) - 8 (UDP) */
 #define NET_UDP6_MAX_BYTES 65527u /* 65535 - 8: the IPv6 header is not in the payload length */
 #define NET_DEFAULT_PORT 7777
+#define NET_MAX_FLOWS 256 /* --flows: connections of one PUT, within the peer's --max-per-source default */
 #define NET_RPC_PORT_OFFSET 1
 #define NET_UNIX_PATH_FMT "/tmp/displace-%u.sock"
 #define NET_UNIX_PATH_MAX 108 /* sizeof sun_path, NUL included */
 
-enum net_hello_kind { NET_HELLO = 0, NET_ACK = 1 };
+enum net_hello_kind { NET_HELLO = 0, NET_ACK = 1, NET_CONTROL = 2 /* a control connection: put/ctl_wire.h */ };
 
 /* Why a peer refuses a hello: the status of its ack. */
 enum net_hello_status {
@@ -70,7 +72,9 @@ enum net_hello_status {
 	NET_HELLO_BAD_REPLY = 3, /* reply_bytes above the limit */
 	NET_HELLO_BAD_FORM = 4,  /* kind or status not 0, or a cookie on a stream */
 	NET_HELLO_COOKIE = 5,    /* udp: not refused; send the hello again with the ack's cookie */
-	NET_HELLO_BUSY = 6,      /* the peer serves as many clients as it takes */
+	NET_HELLO_BUSY = 6,      /* the peer serves as many clients as it takes (control: one at a time) */
+	NET_HELLO_NO_FLUIDS = 7, /* a control hello to a peer started without --fluid-cpus */
+	NET_HELLO_BAD_CONTROL = 8, /* a control hello of another control version (the ack's msg_bytes is the peer's) */
 };
 
 struct net_hello {
@@ -139,7 +143,14 @@ enum net_opt {
 	NET_OPT_RETRY = 1 << 4,   /* --retry-after D, --max-tries N (udp) */
 	NET_OPT_PIPE = 1 << 5,    /* --window W, --compute-us C, --compute-per-byte NS,
 				     --compute-loops N, --burst B, --duty F (streams) */
+	NET_OPT_FLOWS = 1 << 6,   /* --flows K: K connections at once, round robin */
 };
+
+/* The help line of NET_OPT_FLOWS. */
+#define NET_FLOWS_HELP                                                                                    \
+	"  --flows K        K connections at once (1 to 256, default 1), round robin:\n"                    \
+	"                   each operation goes on the next one, and waits only for\n"                      \
+	"                   that one's previous reply, so K messages are in flight\n"
 
 /* The help lines of NET_OPT_PIPE, shared by the stream workloads. */
 #define NET_PIPE_HELP                                                                                     \
@@ -164,12 +175,14 @@ struct net_opts {
 	uint64_t compute_loops; /* --compute-loops: fixed spin loops, no calibration */
 	uint64_t burst;       /* operations per burst; 0: no pacing */
 	double duty;          /* busy share when pacing; default 0.5 */
+	uint64_t flows;       /* connections at once; default 1 */
 };
 
 /*
  * net_parse_opts - parse a workload's argv (argv[0] is its name) into o,
  * taking only the options in allowed. Sizes are 1 byte to 16 MiB
- * (cli_parse_size: k = 1000, Ki = 1024). -EINVAL with a reason in err.
+ * (cli_parse_size: k = 1000, Ki = 1024); --flows excludes the pipelined
+ * loop's options. -EINVAL with a reason in err.
  */
 int net_parse_opts(int argc, char **argv, unsigned allowed, struct net_opts *o, char *err, size_t errlen);
 

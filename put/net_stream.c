@@ -19,7 +19,8 @@ struct stream {
 	struct net_opts o;
 	struct net_addr peer;
 	char peer_name[NET_UNIX_PATH_MAX + 16];
-	int fd;
+	int fd;      /* the connection (the first of --flows) */
+	int *flow_fd; /* --flows K: the K connections, flow_fd[0] == fd */
 	char *msg;   /* msg_bytes of payload */
 	char *reply; /* reply_bytes (or a window of them), received into */
 	size_t reply_cap;
@@ -36,7 +37,7 @@ int net_stream_parse(enum net_stream_kind kind, int argc, char **argv, void **st
 		return -ENOMEM;
 	s->kind = kind;
 	s->fd = -1;
-	unsigned allowed = NET_OPT_SIZE | NET_OPT_PEER | NET_OPT_TIMEOUT | NET_OPT_PIPE;
+	unsigned allowed = NET_OPT_SIZE | NET_OPT_PEER | NET_OPT_TIMEOUT | NET_OPT_PIPE | NET_OPT_FLOWS;
 	if (kind != NET_STREAM_TCP_ONEWAY)
 		allowed |= NET_OPT_REPLY;
 	int rc = net_parse_opts(argc, argv, allowed, &s->o, err, errlen);
@@ -63,6 +64,35 @@ int net_stream_parse(enum net_stream_kind kind, int argc, char **argv, void **st
 	net_format_addr(&s->peer, s->peer_name, sizeof s->peer_name);
 	*state = s;
 	return 0;
+}
+
+/* one connection: connected, its options set, its hello said */
+static int open_flow(struct stream *s, int *fd, char *err, size_t errlen)
+{
+	int rc = net_connect(&s->peer, SOCK_STREAM, fd, err, errlen);
+	if (rc)
+		return rc;
+	if (s->kind != NET_STREAM_UNIX) {
+		/* one send is one segment: each operation's cost, not Nagle's batching */
+		int one = 1;
+		if (setsockopt(*fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one)) {
+			rc = -errno;
+			snprintf(err, errlen, "cannot set TCP_NODELAY: %s", strerror(errno));
+			return rc;
+		}
+	}
+	rc = net_set_timeouts(*fd, s->o.timeout_ns, s->o.timeout_ns);
+	if (rc) {
+		snprintf(err, errlen, "cannot set the socket timeouts: %s", strerror(-rc));
+		return rc;
+	}
+	rc = net_stream_hello(*fd, (uint32_t)s->o.msg_bytes, (uint32_t)s->o.reply_bytes, err, errlen);
+	if (rc) {
+		char why[256];
+		snprintf(why, sizeof why, "%s", err);
+		snprintf(err, errlen, "%s: %s", s->peer_name, why);
+	}
+	return rc;
 }
 
 int net_stream_setup(void *state, char *err, size_t errlen)
@@ -93,30 +123,20 @@ int net_stream_setup(void *state, char *err, size_t errlen)
 		s->o.compute_loops = (uint64_t)(s->o.compute_ns / s->compute_ns_per_loop + 0.5);
 	}
 
-	int rc = net_connect(&s->peer, SOCK_STREAM, &s->fd, err, errlen);
-	if (rc)
-		return rc;
-	if (s->kind != NET_STREAM_UNIX) {
-		/* one send is one segment: each operation's cost, not Nagle's batching */
-		int one = 1;
-		if (setsockopt(s->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one)) {
-			rc = -errno;
-			snprintf(err, errlen, "cannot set TCP_NODELAY: %s", strerror(errno));
+	if (!(s->flow_fd = malloc(s->o.flows * sizeof *s->flow_fd))) {
+		snprintf(err, errlen, "out of memory for %" PRIu64 " flows", s->o.flows);
+		return -ENOMEM;
+	}
+	for (uint64_t k = 0; k < s->o.flows; k++)
+		s->flow_fd[k] = -1;
+	/* each flow its own connection, with its own hello */
+	for (uint64_t k = 0; k < s->o.flows; k++) {
+		int rc = open_flow(s, &s->flow_fd[k], err, errlen);
+		if (rc)
 			return rc;
-		}
 	}
-	rc = net_set_timeouts(s->fd, s->o.timeout_ns, s->o.timeout_ns);
-	if (rc) {
-		snprintf(err, errlen, "cannot set the socket timeouts: %s", strerror(-rc));
-		return rc;
-	}
-	rc = net_stream_hello(s->fd, (uint32_t)s->o.msg_bytes, (uint32_t)s->o.reply_bytes, err, errlen);
-	if (rc) {
-		char why[256];
-		snprintf(why, sizeof why, "%s", err);
-		snprintf(err, errlen, "%s: %s", s->peer_name, why);
-	}
-	return rc;
+	s->fd = s->flow_fd[0];
+	return 0;
 }
 
 static int io_error(struct stream *s, int rc, const char *what, uint64_t done, char *err, size_t errlen)
@@ -215,11 +235,41 @@ static int pipe_run(struct stream *s, uint64_t ops, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * --flows K: operation i goes on connection i mod K, after that
+ * connection's reply to operation i - K, so that K messages are in flight,
+ * one on each; the replies still owed at the end are taken before it
+ * returns, so ops operations are whole when it does
+ */
+static int flows_run(struct stream *s, uint64_t ops, char *err, size_t errlen)
+{
+	const size_t m = s->o.msg_bytes, r = s->o.reply_bytes;
+	const uint64_t k = s->o.flows;
+	for (uint64_t i = 0; i < ops + k; i++) {
+		int fd = s->flow_fd[i % k];
+		if (r && i >= k && i - k < ops) {
+			int rc = net_recv_all(fd, s->reply, r, &s->recv_calls);
+			if (rc)
+				return io_error(s, rc, "reply from", i - k, err, errlen);
+			s->recv_bytes += r;
+		}
+		if (i >= ops)
+			continue;
+		int rc = net_send_all(fd, s->msg, m, &s->send_calls);
+		if (rc)
+			return io_error(s, rc, "send to", i, err, errlen);
+		s->sent_bytes += m;
+	}
+	return 0;
+}
+
 int net_stream_run(void *state, uint64_t ops, char *err, size_t errlen)
 {
 	struct stream *s = state;
 	if (s->o.window > 1 || s->o.compute_loops || s->o.burst)
 		return pipe_run(s, ops, err, errlen);
+	if (s->o.flows > 1)
+		return flows_run(s, ops, err, errlen);
 	const size_t m = s->o.msg_bytes, r = s->o.reply_bytes;
 	for (uint64_t i = 0; i < ops; i++) {
 		int rc = net_send_all(s->fd, s->msg, m, &s->send_calls);
@@ -243,6 +293,8 @@ void net_stream_report(void *state, FILE *f)
 	net_print_field(f, "peer", s->peer_name);
 	fprintf(f, " sent_bytes=%" PRIu64 " recv_bytes=%" PRIu64 " send_calls=%" PRIu64 " recv_calls=%" PRIu64,
 		s->sent_bytes, s->recv_bytes, s->send_calls, s->recv_calls);
+	if (s->o.flows > 1)
+		fprintf(f, " flows=%" PRIu64, s->o.flows);
 	if (s->o.window > 1 || s->o.compute_loops || s->o.burst)
 		fprintf(f, " window=%" PRIu64 " compute_loops=%" PRIu64 " compute_ns_per_loop=%.5f bursts=%" PRIu64
 			   " paced_ns=%" PRIu64 " blocked_waits=%" PRIu64 " sink=%" PRIu64,
@@ -255,8 +307,10 @@ void net_stream_teardown(void *state)
 	struct stream *s = state;
 	if (!s)
 		return;
-	if (s->fd >= 0)
-		close(s->fd);
+	for (uint64_t k = 0; s->flow_fd && k < s->o.flows; k++)
+		if (s->flow_fd[k] >= 0)
+			close(s->flow_fd[k]);
+	free(s->flow_fd);
 	free(s->msg);
 	free(s->reply);
 	free(s);

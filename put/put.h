@@ -20,6 +20,7 @@ enum put_flags {
 	PUT_PIPELINE = 1 << 1, /* takes --window, --compute-us, --compute-loops, --burst and --duty: predict's loop */
 	PUT_COMMAND = 1 << 2,  /* runs the command after "--", which must exist; reports its exit status */
 	PUT_REPLIES = 1 << 3,  /* each operation blocks for the peer's reply: predict's blocking clients */
+	PUT_FLOWS = 1 << 4,    /* takes --flows K: K connections at once, round robin (displace --flows) */
 };
 
 /* L when --ops is not given */

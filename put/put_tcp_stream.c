@@ -14,18 +14,18 @@ static int tcp_stream_parse(int argc, char **argv, void **state, char *err, size
 
 const struct put_workload put_tcp_stream = {
 	.name = "tcp-stream",
-	.flags = PUT_SIZED | PUT_PIPELINE,
+	.flags = PUT_SIZED | PUT_PIPELINE | PUT_FLOWS,
 	.check_size = net_check_size_hook,
 	.peer = "tcp",
 	.summary = "send m bytes on a TCP connection, with no reply",
-	.usage = "[--size BYTES] [--peer ADDR[:PORT]] [--timeout D]",
+	.usage = "[--size BYTES] [--peer ADDR[:PORT]] [--timeout D] [--flows K]",
 	.help = "  --size BYTES     message size m, 1 byte to 16 MiB (default 1000;\n"
 		"                   k=1000, Ki=1024)\n"
 		"  --peer ADDR      the peer, IPv4[:PORT] or [IPv6][:PORT]\n"
 		"                   (default 127.0.0.1:7777)\n"
 		"  --timeout D      fail if a send blocks longer (default 30s)\n"
 		"  The socket has TCP_NODELAY; the hello asks the peer for no replies.\n"
-		NET_PIPE_HELP,
+		NET_PIPE_HELP NET_FLOWS_HELP,
 	.parse = tcp_stream_parse,
 	.setup = net_stream_setup,
 	.run = net_stream_run,

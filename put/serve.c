@@ -258,7 +258,7 @@ int serve_open(const struct serve_config *c, struct serve **out, char *err, size
 	/* written, so replies are copied from real pages, not the shared zero page */
 	memset(s->zeros, 0, SERVE_BUF_BYTES);
 	memset(s->buf, 0, SERVE_BUF_BYTES);
-	if ((rc = open_gate(s, err, errlen))) {
+	if ((rc = open_gate(s, err, errlen)) || (rc = serve_ctl_open(s, err, errlen))) {
 		serve_close(s);
 		return rc;
 	}
@@ -329,9 +329,10 @@ void serve_stop_line(const struct serve *s, char *buf, size_t len)
 	serve_get_stats(s, &st);
 	snprintf(buf, len,
 		 "serve stop reason=%s conns=%" PRIu64 " messages=%" PRIu64 " rx_bytes=%" PRIu64
-		 " udp_datagrams=%" PRIu64 " rpc_calls=%" PRIu64 " bad_clients=%" PRIu64,
+		 " udp_datagrams=%" PRIu64 " rpc_calls=%" PRIu64 " bad_clients=%" PRIu64 " controls=%" PRIu64
+		 " fluid_runs=%" PRIu64,
 		 s->stop_reason ? s->stop_reason : "none", st.conns, st.messages, st.rx_bytes, st.udp_datagrams,
-		 st.rpc_calls, st.bad_clients);
+		 st.rpc_calls, st.bad_clients, st.controls, st.fluid_runs);
 }
 
 void serve_close(struct serve *s)
@@ -350,6 +351,7 @@ void serve_close(struct serve *s)
 	if (s->unix_bound)
 		unlink(s->unix_path);
 	udp_gate_free(s->gate);
+	serve_ctl_free(s);
 	free(s->buf);
 	free(s->zeros);
 	free(s);

@@ -56,17 +56,49 @@
  * - A bad hello, a client gone mid-message or a read error closes that
  *   connection with one log line; logs are limited to 20 lines per 10 s,
  *   then counted.
+ * - The peer's fluids (--fluid-cpus, serve_ctl.c): one control connection
+ *   at a time, a hello of kind NET_CONTROL, then frames of put/ctl_wire.h,
+ *   each bounded and checked; a request names only CPUs of fluid_cpus, and
+ *   the only program run is the front end's fluid (struct serve_fluids).
+ *   Anything else is one log line, an ERROR frame, and the connection is
+ *   closed, which stops its fluids.
  */
 #ifndef SERVE_H
 #define SERVE_H
 
+#include "common/cli.h"
+#include "put/ctl_wire.h"
 #include "put/net.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <uv.h>
 
 enum serve_unix_mode { SERVE_UNIX_DEFAULT, SERVE_UNIX_PATH, SERVE_UNIX_NONE };
+
+/* serve_fluids_done_fn - every fluid of a start reported: their lines, in the request's order; or err */
+typedef void (*serve_fluids_done_fn)(void *arg, const char *const *lines, int n, const char *err);
+
+/*
+ * The peer's fluids ('displace serve --fluid-cpus', put/serve_ctl.c): the
+ * front end runs them (coordinator/fluidhost.c); the server only checks
+ * the control requests and relays them. Both calls run on the server's
+ * loop and must not block.
+ */
+struct serve_fluids {
+	/*
+	 * start - a fluid on each CPU of q (a CAL or a START, its CPUs among
+	 * fluid_cpus), on loop; done(arg, ...) once every one has reported. 0,
+	 * or -errno with the reason in err (done is not called then)
+	 */
+	int (*start)(void *ctx, uv_loop_t *loop, const struct ctl_req *q, serve_fluids_done_fn done, void *arg, char *err,
+		     size_t errlen);
+	/* stop - stop the running fluids: done follows */
+	void (*stop)(void *ctx);
+	void *ctx;
+	int use_steal; /* INFO's use_steal: this kernel's task-clock minus CPU time is steal */
+};
 
 struct serve_config {
 	struct net_addr listen; /* tcp and udp on its port, rpc on port + 1; port 0: free ports */
@@ -78,6 +110,8 @@ struct serve_config {
 	unsigned max_per_source;           /* connections, and udp sources, from one address */
 	void (*log)(void *ctx, const char *line); /* one line, no newline; NULL: silent */
 	void *log_ctx;
+	struct cli_cpus fluid_cpus;        /* --fluid-cpus: the only CPUs fluids run on; none: no control connections */
+	const struct serve_fluids *fluids; /* runs them, with fluid_cpus; NULL: none */
 };
 
 /* What the server did, printed by the front ends when it stops. */
@@ -88,6 +122,8 @@ struct serve_stats {
 	uint64_t rx_bytes;     /* message bytes received (stream and udp) */
 	uint64_t udp_datagrams;
 	uint64_t rpc_calls;
+	uint64_t controls;     /* control connections accepted (--fluid-cpus) */
+	uint64_t fluid_runs;   /* calibrations and co-runs of the fluids */
 };
 
 struct serve;
@@ -147,6 +183,7 @@ void serve_get_stats(const struct serve *s, struct serve_stats *st);
 /*
  * serve_stop_line - the line a front end prints when serve_run returns:
  *   serve stop reason=R conns=N messages=N rx_bytes=N udp_datagrams=N rpc_calls=N bad_clients=N
+ *              controls=N fluid_runs=N
  */
 void serve_stop_line(const struct serve *s, char *buf, size_t len);
 /* serve_close - close everything, remove the unix socket file, free */
@@ -192,6 +229,8 @@ void serve_close(struct serve *s);
 	"has status 5 and a cookie, and only a hello that echoes it is accepted; until\n"    \
 	"then no answer is larger than what came. A hello of another version gets a\n"       \
 	"16-byte ack with status 1. A bad client is cut off with one line on stderr;\n"      \
-	"the others keep being served.\n"
+	"the others keep being served. A hello of kind 2 opens a control connection\n"     \
+	"to the peer's fluids: 'displace serve --fluid-cpus' takes it (README.md),\n"       \
+	"put serve answers status 7.\n"
 
 #endif

@@ -6,6 +6,8 @@
  *   serve_stream.c  the stream connections: tcp and unix (the hello), rpc
  *                   (ONC RPC records, put/rpc_wire.c); their limits and timeouts
  *   serve_udp.c     udp, on the admission of put/udp_gate.c
+ *   serve_ctl.c     the control connection of the peer's fluids
+ *                   (--fluid-cpus; put/ctl_wire.h)
  * The same rules as serve.h: 0 or -errno with a reason in err, no printing.
  */
 #ifndef SERVE_INT_H
@@ -24,6 +26,7 @@
 #define SERVE_SWEEP_MS 1000           /* how often timeouts are looked at */
 
 struct serve_conn; /* a stream connection (serve_stream.c) */
+struct serve_ctl;  /* the control connection's state (serve_ctl.c) */
 
 struct serve {
 	struct serve_config cfg;
@@ -46,6 +49,7 @@ struct serve {
 	int refusing;         /* newcomers are refused at a limit: said once, then counted ... */
 	uint64_t refused_quiet; /* ... here, until a connection closes */
 	struct udp_gate *gate;
+	struct serve_ctl *ctl; /* with --fluid-cpus: the one control connection, its reader, its fluids */
 	char *buf;   /* reads land here and are discarded */
 	char *zeros; /* replies come from here */
 	const char *stop_reason;
@@ -80,6 +84,35 @@ int serve_stream_open_unix(struct serve *s, char *err, size_t errlen);
 bool serve_stream_sweep(struct serve *s, uint64_t now_ms);
 /* serve_stream_close_all - close every connection */
 void serve_stream_close_all(struct serve *s);
+/*
+ * serve_conn_send - queue n bytes on c and write them, then close c if
+ * close_after; -ENOMEM (c is closed)
+ */
+int serve_conn_send(struct serve_conn *c, const void *p, size_t n, bool close_after);
+/* serve_conn_name - c's name for the log (its address) */
+const char *serve_conn_name(const struct serve_conn *c);
+
+/* serve_ctl.c */
+
+/* serve_ctl_open - the control state, when cfg.fluids is set; -ENOMEM */
+int serve_ctl_open(struct serve *s, char *err, size_t errlen);
+/* serve_ctl_free - release it */
+void serve_ctl_free(struct serve *s);
+/*
+ * serve_ctl_hello - a control hello (kind NET_CONTROL) on c: the status of
+ * the ack. NET_HELLO_OK makes c the control connection
+ */
+enum net_hello_status serve_ctl_hello(struct serve *s, struct serve_conn *c, const struct net_hello *h);
+/* serve_ctl_opened - the ack is queued: say INFO */
+void serve_ctl_opened(struct serve *s);
+/* serve_ctl_read - bytes that came on the control connection */
+void serve_ctl_read(struct serve *s, const uint8_t *p, size_t n);
+/* serve_ctl_mid - part of a control frame came and the rest has not */
+bool serve_ctl_mid(const struct serve *s);
+/* serve_ctl_running - fluids run for the control connection: it is not idle */
+bool serve_ctl_running(const struct serve *s);
+/* serve_ctl_gone - c is closing: if it was the control connection, its fluids stop */
+void serve_ctl_gone(struct serve *s, const struct serve_conn *c);
 
 /* serve_udp.c */
 

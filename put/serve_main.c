@@ -33,6 +33,7 @@ static const struct option serve_opts[] = {
 	{ "idle-timeout", required_argument, NULL, 'I' },
 	{ "max-conns", required_argument, NULL, 'm' },
 	{ "max-per-source", required_argument, NULL, 'M' },
+	{ "fluid-cpus", required_argument, NULL, 'F' },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0, 0, 0, 0 },
 };
@@ -120,8 +121,8 @@ static int next_option(enum serve_main_argv style, int argc, char **argv, int *i
 static void help(const struct serve_main_front *f)
 {
 	printf("usage: %s [--listen ADDR[:PORT]] [--unix PATH|none] [--cpu N] [--ignore-stdin]\n"
-	       "       %*s [--idle-timeout D] [--max-conns N] [--max-per-source N]\n\n",
-	       f->prog, (int)strlen(f->prog), "");
+	       "       %*s [--idle-timeout D] [--max-conns N] [--max-per-source N]%s\n\n",
+	       f->prog, (int)strlen(f->prog), "", f->fluids ? " [--fluid-cpus LIST]" : "");
 	fputs(SERVE_HELP_TEXT, stdout);
 	fputs(f->help_tail, stdout);
 }
@@ -130,7 +131,7 @@ int serve_main(int argc, char **argv, int cpu, const struct serve_main_front *f)
 {
 	struct serve_config cfg;
 	char err[512], line[512];
-	const char *v, *word;
+	const char *v, *word, *fluid_arg = NULL;
 	int c, rc, i = 1;
 
 	serve_config_init(&cfg);
@@ -173,6 +174,14 @@ int serve_main(int argc, char **argv, int cpu, const struct serve_main_front *f)
 				return front_usage(f, false, "invalid value '%s' for --max-per-source (1 to %u)", v,
 						   SERVE_MAX_CONNS_LIMIT);
 			break;
+		case 'F':
+			if (!f->fluids)
+				return front_usage(f, false, "--fluid-cpus is for 'displace serve': %s runs no fluids", f->prog);
+			if (cli_parse_cpulist(v, NULL, &cfg.fluid_cpus) || cfg.fluid_cpus.n > CTL_MAX_CPUS)
+				return front_usage(f, false, "invalid value '%s' for --fluid-cpus (1 to %d CPU numbers, e.g. 1 or 2-3)",
+						   v, CTL_MAX_CPUS);
+			fluid_arg = v;
+			break;
 		case 'h':
 			help(f);
 			return SERVE_EXIT_OK;
@@ -185,6 +194,15 @@ int serve_main(int argc, char **argv, int cpu, const struct serve_main_front *f)
 		}
 	}
 
+	if (fluid_arg) {
+		rc = f->fluids(&cfg.fluid_cpus, &cfg.fluids, err, sizeof err);
+		if (rc == -EINVAL)
+			return front_usage(f, false, "invalid value '%s' for --fluid-cpus: %s", fluid_arg, err);
+		if (rc) {
+			f->error(err);
+			return SERVE_EXIT_RESOURCE;
+		}
+	}
 	if (f->die_with_parent) {
 		/* SIGTERM, not SIGKILL: the server removes its unix socket file on the way out */
 		pid_t parent = getppid();
@@ -205,11 +223,16 @@ int serve_main(int argc, char **argv, int cpu, const struct serve_main_front *f)
 		return rc == -ENOMEM || rc == -EINVAL ? SERVE_EXIT_FAILED : SERVE_EXIT_RESOURCE;
 	}
 	if (!serve_config_is_local(&cfg)) {
-		char where[80];
+		char where[80], fluids[200] = "";
 		net_format_addr(&cfg.listen, where, sizeof where);
+		if (cfg.fluids) {
+			char list[160];
+			cli_format_cpulist(&cfg.fluid_cpus, list, sizeof list);
+			snprintf(fluids, sizeof fluids, " and run fluids on its CPUs %s", list);
+		}
 		front_say(f->warn, "listening on %s (rpc on the next port) beyond loopback: the peer has no "
-			      "authentication, anyone who reaches it can use it; listen on a trusted network only",
-			   where);
+			      "authentication, anyone who reaches it can use it%s; listen on a trusted network only",
+			   where, fluids);
 	}
 	serve_ready_line(srv, line, sizeof line);
 	printf("%s\n", line);

@@ -3,7 +3,8 @@
  * (put/put_main.c, the local peer that displace measure spawns) and
  * 'displace serve' (coordinator/cmd_serve.c, a peer on a remote host).
  * serve_main reads --listen, --unix, --cpu, --ignore-stdin, the limits
- * (--idle-timeout, --max-conns, --max-per-source) and --help, pins, opens
+ * (--idle-timeout, --max-conns, --max-per-source), --fluid-cpus (displace
+ * serve only) and --help, pins, opens
  * the server (put/serve.h), warns if it listens beyond loopback (it has
  * no authentication), prints the ready line, serves,
  * prints the stop line, closes and returns the exit status. What differs
@@ -13,7 +14,11 @@
 #ifndef SERVE_MAIN_H
 #define SERVE_MAIN_H
 
+#include "common/cli.h"
+#include "put/serve.h"
+
 #include <stdbool.h>
+#include <stddef.h>
 
 /* How a front end reads its options; the messages are the same words. */
 enum serve_main_argv {
@@ -36,6 +41,13 @@ struct serve_main_front {
 	void (*warn)(const char *msg);
 	/* a bad command line; unknown_option: the word is no option at all */
 	void (*usage_error)(const char *msg, bool unknown_option);
+	/*
+	 * fluids - with --fluid-cpus (displace serve; NULL for put serve, which
+	 * runs none): check the CPUs and give what runs fluids on them. 0;
+	 * -EINVAL, a usage error (a CPU not online); or another -errno (the
+	 * fluid helper is missing); the reason in err
+	 */
+	int (*fluids)(const struct cli_cpus *cpus, const struct serve_fluids **out, char *err, size_t errlen);
 };
 
 /*

@@ -31,7 +31,7 @@
 #define SERVE_RPC_READ_BYTES (64u * 1024) /* bounds the replies one read can make */
 #define SERVE_WRITE_BUFS 4               /* libuv copies no buf array up to 4 */
 
-enum conn_proto { P_HELLO, P_RPC };
+enum conn_proto { P_HELLO, P_RPC, P_CTL /* a control connection (serve_ctl.c), after its hello */ };
 /* C_HELLO: before the hello (rpc: before the first whole call); C_DONE: refused, closing */
 enum conn_state { C_HELLO, C_BODY, C_DONE };
 
@@ -103,6 +103,8 @@ static void conn_close(struct serve_conn *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	s->nconns--;
+	if (c->proto == P_CTL)
+		serve_ctl_gone(s, c);
 	if (!c->refused) {
 		/* room again: a new refusal, or a failing accept, is worth a line */
 		s->fd_starved = 0;
@@ -289,6 +291,42 @@ static void conn_refuse(struct serve_conn *c, const struct net_hello *h, enum ne
 	conn_flush(c);
 }
 
+/*
+ * A control hello (the peer's fluids, serve_ctl.c): the ack carries the
+ * control version this peer speaks; accepted, c reads control frames.
+ */
+static void conn_control_hello(struct serve_conn *c, const struct net_hello *h)
+{
+	struct serve *s = c->srv;
+	enum net_hello_status st = serve_ctl_hello(s, c, h);
+	struct net_hello a = { NET_HELLO_VERSION, NET_ACK, st, CTL_VERSION, 0, 0 };
+	uint8_t ack[NET_HELLO_BYTES];
+	net_hello_encode(ack, &a);
+	if (st != NET_HELLO_OK) {
+		c->state = C_DONE;
+		s->st.bad_clients++;
+		serve_log(s, "%s: control hello refused (control version %" PRIu32 "): %s; closing", c->name, h->msg_bytes,
+			  net_hello_status_str(st));
+		conn_stop_reading(c);
+		if (conn_queue(c, ack, sizeof ack)) {
+			conn_close(c);
+			return;
+		}
+		c->close_after_flush = 1;
+		conn_flush(c);
+		return;
+	}
+	c->proto = P_CTL;
+	c->state = C_BODY;
+	if (conn_queue(c, ack, sizeof ack)) {
+		serve_log(s, "%s: out of memory for the ack; closing", c->name);
+		conn_close(c);
+		return;
+	}
+	serve_ctl_opened(s);
+	conn_flush(c);
+}
+
 /* The head of the hello came (is it one, of this version?), or all of it. */
 static void conn_hello(struct serve_conn *c)
 {
@@ -309,6 +347,10 @@ static void conn_hello(struct serve_conn *c)
 	}
 	if (c->hello_got < NET_HELLO_BYTES)
 		return; /* the cookie field comes next */
+	if (h.kind == NET_CONTROL) {
+		conn_control_hello(c, &h);
+		return;
+	}
 	enum net_hello_status st = net_hello_check(&h, NET_MAX_MSG_BYTES, 0, NET_MAX_MSG_BYTES);
 	if (st == NET_HELLO_OK && h.cookie)
 		st = NET_HELLO_BAD_FORM; /* a stream has proved its address: the field stays 0 */
@@ -336,6 +378,8 @@ static int conn_mid(const struct serve_conn *c)
 {
 	if (c->proto == P_RPC)
 		return rpc_wire_in_record(c->rpc);
+	if (c->proto == P_CTL)
+		return serve_ctl_mid(c->srv);
 	return (c->state == C_HELLO && c->hello_got) || (c->state == C_BODY && c->left_bytes != c->msg_bytes);
 }
 
@@ -347,6 +391,8 @@ static void conn_ended(struct serve_conn *c, ssize_t err)
 		s->st.bad_clients++;
 		if (c->proto == P_RPC)
 			serve_log(s, "%s: %s mid-record; closing", c->name, how);
+		else if (c->proto == P_CTL)
+			serve_log(s, "%s: %s mid-control-frame; closing", c->name, how);
 		else if (c->state == C_HELLO)
 			serve_log(s, "%s: %s in the hello, after %u of %u bytes; closing", c->name, how, c->hello_got,
 				  NET_HELLO_BYTES);
@@ -467,6 +513,8 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 	c->last_ms = uv_now(&c->srv->loop);
 	if (c->proto == P_RPC)
 		read_rpc(c, (const uint8_t *)buf->base, (size_t)nread);
+	else if (c->proto == P_CTL)
+		serve_ctl_read(c->srv, (const uint8_t *)buf->base, (size_t)nread);
 	else
 		read_hello_stream(c, (const uint8_t *)buf->base, (size_t)nread);
 	if (!c->closing && conn_owed_too_much(c))
@@ -492,9 +540,13 @@ bool serve_stream_sweep(struct serve *s, uint64_t now)
 			/* reading, so the pause is the client's: half a message or record, held */
 			s->st.bad_clients++;
 			serve_log(s, "%s: stalled for %" PRIu64 " s mid-%s; closing", c->name, quiet / 1000,
-				  c->proto == P_RPC ? "record" : c->state == C_HELLO ? "hello" : "message");
+				  c->proto == P_RPC   ? "record"
+				  : c->proto == P_CTL ? "control-frame"
+				  : c->state == C_HELLO ? "hello"
+							: "message");
 			conn_close(c);
-		} else if (quiet >= s->cfg.idle_ms) {
+		} else if (quiet >= s->cfg.idle_ms && !(c->proto == P_CTL && serve_ctl_running(s))) {
+			/* a control connection is not idle while its fluids run: their max_ns bounds it */
 			serve_log(s, "%s: silent for %" PRIu64 " s, the idle timeout; closing", c->name, quiet / 1000);
 			conn_close(c);
 		}
@@ -809,6 +861,29 @@ int serve_stream_open_unix(struct serve *s, char *err, size_t errlen)
 fail:
 	snprintf(err, errlen, "cannot listen on unix %s: %s", s->unix_path, uv_strerror(rc));
 	return rc;
+}
+
+int serve_conn_send(struct serve_conn *c, const void *p, size_t n, bool close_after)
+{
+	if (c->closing)
+		return 0;
+	if (conn_queue(c, p, n)) {
+		serve_log(c->srv, "%s: out of memory for an answer; closing", c->name);
+		conn_close(c);
+		return -ENOMEM;
+	}
+	if (close_after) {
+		conn_stop_reading(c);
+		c->state = C_DONE;
+		c->close_after_flush = 1;
+	}
+	conn_flush(c);
+	return 0;
+}
+
+const char *serve_conn_name(const struct serve_conn *c)
+{
+	return c->name;
 }
 
 void serve_stream_close_all(struct serve *s)

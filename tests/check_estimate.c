@@ -309,6 +309,51 @@ START_TEST(test_off_cpu_is_the_time_the_fluid_was_switched_out)
 }
 END_TEST
 
+/*
+ * The other end (the peer host's fluids): each CPU is estimated as a local
+ * CPU that is not the PUT's, by est_cpu_from, and the end sums them; a
+ * fluid that did no loops is named by its index
+ */
+START_TEST(test_end_sums_each_cpu_as_a_cpu_without_the_put)
+{
+	struct fluid_report cal[2] = { fluid(1e8, 1e8, 90000, 1.0), fluid(1e8, 1.1e8, 90000, 1.1) };
+	struct fluid_report run[2] = { fluid(5e7, 1e8, 40000, 1.0), fluid(8e7, 1e8, 70000, 1.1) };
+	struct est_cal c[2];
+	for (int i = 0; i < 2; i++) {
+		cal[i].task_clock_ns = (struct report_val){ .v = 0.98 * (double)(cal[i].end_ns - cal[i].start_ns), .avail = 1 };
+		cal[i].cpu_ns = (uint64_t)cal[i].task_clock_ns.v; /* no steal: 2 % of the CPU went to others */
+		run[i].task_clock_ns = (struct report_val){ .v = 0.5e8 + 0.3e8 * i, .avail = 1 };
+		ck_assert_int_eq(est_cal_from(&cal[i], 1, &c[i]), 0);
+	}
+	const double sd[2] = { 0.01, 0.02 };
+	struct est_end_in in = { .ncpu = 2, .fluid = run, .before = c, .after = c, .tau_sd_ns = sd, .delta_ns = 20,
+				 .use_steal = 1 };
+	struct est_end e;
+	int bad = -1;
+	ck_assert_int_eq(est_end_from(&in, &e, &bad), 0);
+	ck_assert_int_eq(e.ncpu, 2);
+	double t = 0, off = 0, rob = 0, calib = 0, res = 0;
+	for (int i = 0; i < 2; i++) {
+		struct est_cpu x;
+		ck_assert_int_eq(est_cpu_from(&run[i], &c[i], &c[i], sd[i], 0, 0, 1, &x), 0);
+		ck_assert_double_eq_tol(e.cpu_t_put_ns[i], x.t_put_ns, 1e-6);
+		ck_assert_double_eq_tol(e.cpu_offcpu_ns[i], x.t_put_offcpu_ns, 1e-6);
+		t += x.t_put_ns, off += x.t_put_offcpu_ns, rob += x.t_put_robust_ns, calib += x.calib_ns;
+		res += est_res_ns(20, x.l2, 1e8);
+	}
+	ck_assert_double_eq_tol(e.t_put_ns, t, 1e-6);
+	ck_assert_double_eq_tol(e.t_put_offcpu_ns, off, 1e-6);
+	ck_assert_double_eq_tol(e.t_put_robust_ns, rob, 1e-6);
+	ck_assert_double_eq_tol(e.err_ns[EST_E_CALIB], calib, 1e-6);
+	ck_assert_double_eq_tol(e.err_ns[EST_E_RES], res, 1e-6);
+	/* CPU 0: 1e8 wall, 5e7 on its CPU by task-clock, 2 % off when alone: 4.8e7 off-CPU for others */
+	ck_assert_double_eq_tol(e.cpu_offcpu_ns[0], 1e8 - 5e7 - 0.02e8, 1e-3);
+	run[1].loops = 0;
+	ck_assert_int_eq(est_end_from(&in, &e, &bad), -EINVAL);
+	ck_assert_int_eq(bad, 1);
+}
+END_TEST
+
 /* steal cannot be negative: a little below 0 is noise (0), far below means a clock billed time wrongly (NAN) */
 START_TEST(test_negative_steal_is_never_a_measurement)
 {
@@ -374,6 +419,7 @@ Suite *estimate_suite(void)
 	tcase_add_test(tc, test_off_cpu_is_the_time_the_fluid_was_switched_out);
 	tcase_add_test(tc, test_negative_steal_is_never_a_measurement);
 	tcase_add_test(tc, test_alone_and_own_cpu_time);
+	tcase_add_test(tc, test_end_sums_each_cpu_as_a_cpu_without_the_put);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -42,6 +42,8 @@ int main(void)
 		siphash_suite,
 		udp_gate_suite,
 		rpc_wire_suite,
+		ctl_wire_suite,
+		remote_suite,
 	};
 	/*
 	 * Hermetic: no test reads or writes the user's calibration store;

@@ -3,6 +3,8 @@
  * against good and bad clients. After each abuse a normal client must
  * still be served. The hello and address parsers are in check_net.c.
  */
+#include "calib/reportline.h"
+#include "put/ctl_wire.h"
 #include "put/net.h"
 #include "put/serve.h"
 #include "tests/suites.h"
@@ -86,15 +88,6 @@ static int wait_bounded(pid_t pid, int timeout_ms)
 	}
 }
 
-/* How a test peer is started, beyond its address. */
-struct tpeer_opts {
-	const char *front;        /* "put" (put serve, the default) or "displace" (displace serve) */
-	const char *const *args;  /* more options for it, NULL-terminated */
-	unsigned long nofile;     /* its RLIMIT_NOFILE; 0 leaves the test's */
-	int netns;                /* in a network namespace of its own, where only it listens */
-};
-
-#define TPEER_NO_NETNS 125 /* the exit status of a peer that could not have a network namespace */
 
 static pid_t spawn_peer(struct tpeer *p, char *const argv[], const struct tpeer_opts *o)
 {
@@ -140,8 +133,7 @@ static void tpeer_cleanup(struct tpeer *p)
 	rmdir(p->dir);
 }
 
-/* tpeer_start with options; 0 once ready, else its exit status */
-static int tpeer_start_with(struct tpeer *p, const char *listen, const struct tpeer_opts *o)
+int tpeer_start_with(struct tpeer *p, const char *listen, const struct tpeer_opts *o)
 {
 	memset(p, 0, sizeof *p);
 	snprintf(p->dir, sizeof p->dir, "%s", tu_mkdtemp());
@@ -1289,6 +1281,300 @@ START_TEST(test_peer_abuse_keeps_good_clients_served_and_memory_bounded)
 }
 END_TEST
 
+/* --- the control connection of the peer's fluids (displace serve --fluid-cpus) --- */
+
+/* the CPU the control tests give their peer: the last one online (0 on a one-CPU host) */
+static int fluid_cpu(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 1 ? (int)n - 1 : 0;
+}
+
+/* 'displace serve --fluid-cpus CPU' on loopback */
+static void ctl_peer(struct tpeer *p, int cpu)
+{
+	static char arg[16];
+	snprintf(arg, sizeof arg, "%d", cpu);
+	const char *args[] = { "--fluid-cpus", arg, NULL };
+	const struct tpeer_opts o = { .front = "displace", .args = args };
+	ck_assert_int_eq(tpeer_start_with(p, "127.0.0.1:0", &o), 0);
+}
+
+/* a control hello with these fields; the ack's status */
+static unsigned ctl_hello_with(int fd, uint32_t version, uint32_t reply)
+{
+	uint8_t b[NET_HELLO_BYTES];
+	struct net_hello h = { NET_HELLO_VERSION, NET_CONTROL, 0, version, reply, 0 };
+	uint64_t calls = 0;
+	net_hello_encode(b, &h);
+	send_bytes(fd, b, sizeof b);
+	ck_assert_int_eq(net_recv_all(fd, b, sizeof b, &calls), 0);
+	ck_assert_int_eq(net_hello_decode(b, sizeof b, &h), 0);
+	ck_assert_uint_eq(h.kind, NET_ACK);
+	ck_assert_uint_eq(h.msg_bytes, CTL_VERSION); /* the version the peer speaks */
+	return h.status;
+}
+
+/* the next frame: its type, its body in rd; -1 at EOF or on a malformed frame */
+static int ctl_read(int fd, struct ctl_reader *rd)
+{
+	uint8_t c;
+	for (;;) {
+		if (recv(fd, &c, 1, 0) != 1)
+			return -1;
+		size_t used;
+		const char *why;
+		int rc = ctl_reader_feed(rd, &c, 1, &used, &why);
+		if (rc < 0)
+			return -1;
+		if (rc == 1)
+			return (int)rd->type;
+	}
+}
+
+static void ctl_send(int fd, unsigned type, const char *body)
+{
+	uint8_t b[CTL_HEAD_BYTES + CTL_MAX_REQUEST];
+	int n = ctl_frame(b, sizeof b, type, body);
+	ck_assert_int_gt(n, 0);
+	send_bytes(fd, b, (size_t)n);
+}
+
+/*
+ * a control connection, past its hello and INFO; while the fluids of the
+ * one before are still stopping the peer is busy, for a moment
+ */
+static int ctl_open(const struct tpeer *p, struct ctl_reader *rd)
+{
+	uint64_t end = now_ms() + 5000;
+	int fd = client(p->tcp, SOCK_STREAM);
+	unsigned st;
+	while ((st = ctl_hello_with(fd, CTL_VERSION, 0)) == NET_HELLO_BUSY && now_ms() < end) {
+		close(fd);
+		usleep(10000);
+		fd = client(p->tcp, SOCK_STREAM);
+	}
+	ck_assert_uint_eq(st, NET_HELLO_OK);
+	ctl_reader_init(rd, CTL_MAX_BODY);
+	ck_assert_int_eq(ctl_read(fd, rd), CTL_INFO);
+	return fd;
+}
+
+/* the reports of one request, then DONE: each a fluid report of cpu whose stop is (or is not) time */
+static void ctl_reports(int fd, struct ctl_reader *rd, int cpu, int by_time)
+{
+	struct fluid_report r;
+	char why[128];
+	ck_assert_int_eq(ctl_read(fd, rd), CTL_REPORT);
+	ck_assert_msg(report_parse_fluid(rd->body, &r, why, sizeof why) == 0, "%s: %s", why, rd->body);
+	ck_assert_int_eq(r.cpu, cpu);
+	ck_assert_uint_gt(r.loops, 0);
+	ck_assert_int_eq(!strcmp(r.stop, "time"), by_time);
+	ck_assert_int_eq(ctl_read(fd, rd), CTL_DONE);
+	ck_assert_str_eq(rd->body, "n=1");
+}
+
+/* the fluids of pid (children called "fluid") */
+static int fluid_children(pid_t pid)
+{
+	int n = 0;
+	DIR *d = opendir("/proc");
+	ck_assert_ptr_nonnull(d);
+	for (struct dirent *e; (e = readdir(d));) {
+		char path[300], stat[512];
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+		if (tu_read_file(path, stat, sizeof stat) <= 0)
+			continue;
+		const char *close_paren = strrchr(stat, ')');
+		int ppid = 0;
+		if (strstr(stat, "(fluid)") && close_paren && sscanf(close_paren + 2, "%*c %d", &ppid) == 1 && ppid == pid)
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * A control connection calibrates and runs fluids on the peer's own
+ * --fluid-cpus, and only those: a request for another CPU is refused,
+ * logged and closed; a second control connection is told the peer is busy.
+ */
+START_TEST(test_peer_control_runs_fluids_only_on_its_cpus)
+{
+	static struct ctl_reader rd, rd2;
+	struct tpeer p;
+	char body[128], log[8192], v[32];
+	int cpu = fluid_cpu();
+	ctl_peer(&p, cpu);
+	int fd = ctl_open(&p, &rd);
+	snprintf(body, sizeof body, "cpus=%d use_steal=", cpu);
+	ck_assert_msg(!strncmp(rd.body, body, strlen(body)), "INFO: %s", rd.body);
+
+	snprintf(body, sizeof body, "cpus=%d run_ns=30000000 sched=idle chunk_loops=1000", cpu);
+	ctl_send(fd, CTL_CAL, body);
+	ctl_reports(fd, &rd, cpu, 1);
+	snprintf(body, sizeof body, "cpus=%d max_ns=20000000000 sched=idle chunk_loops=1000", cpu);
+	ctl_send(fd, CTL_START, body);
+	ck_assert_int_eq(ctl_read(fd, &rd), CTL_STARTED);
+	ck_assert_int_eq(fluid_children(p.pid), 1);
+	served(&p); /* the peer serves while its fluid runs */
+	int other = client(p.tcp, SOCK_STREAM);
+	ck_assert_uint_eq(ctl_hello_with(other, CTL_VERSION, 0), NET_HELLO_BUSY);
+	closed_by_peer(other);
+	close(other);
+	ctl_send(fd, CTL_STOP, "");
+	ctl_reports(fd, &rd, cpu, 0);
+
+	/* another CPU, or more than its own */
+	snprintf(body, sizeof body, "cpus=%d run_ns=30000000 sched=idle chunk_loops=1000", cpu + 1);
+	ctl_send(fd, CTL_CAL, body);
+	ck_assert_int_eq(ctl_read(fd, &rd), CTL_ERROR);
+	ck_assert_ptr_nonnull(strstr(rd.body, "not one of the peer's --fluid-cpus"));
+	closed_by_peer(fd);
+	close(fd);
+	ck_assert_int_eq(fluid_children(p.pid), 0);
+	/* the control connection is free again */
+	fd = ctl_open(&p, &rd2);
+	close(fd);
+	served(&p);
+	ck_assert_int_eq(tpeer_stop(&p, NULL, 0), 0);
+	tpeer_log(&p, log, sizeof log);
+	ck_assert_int_eq(count(log, "not one of the peer's --fluid-cpus"), 1);
+	ck_assert_int_eq(count(log, "control hello refused"), 1);
+	(void)v;
+}
+END_TEST
+
+/* Every malformed control message closes its connection with one log line; the peer serves on. */
+START_TEST(test_peer_control_refuses_malformed_messages)
+{
+	static struct ctl_reader rd;
+	struct tpeer p;
+	char log[16384], good[128];
+	int cpu = fluid_cpu();
+	ctl_peer(&p, cpu);
+	snprintf(good, sizeof good, "cpus=%d run_ns=30000000 sched=idle chunk_loops=1000", cpu);
+	static const struct {
+		const char *what;
+		uint8_t head[CTL_HEAD_BYTES];
+		const char *body;
+	} raw[] = {
+		{ "unknown type", { 0, 99, 0, 0, 0, 0, 0, 0 }, "" },
+		{ "pad bytes", { 0, CTL_STOP, 0, 7, 0, 0, 0, 0 }, "" },
+		{ "longer than the limit", { 0, CTL_CAL, 0, 0, 0x7f, 0xff, 0xff, 0xff }, "" },
+		{ "printable", { 0, CTL_CAL, 0, 0, 0, 0, 0, 3 }, "a\001b" },
+		{ "not a request", { 0, CTL_REPORT, 0, 0, 0, 0, 0, 0 }, "" },
+	};
+	for (size_t i = 0; i < sizeof raw / sizeof raw[0]; i++) {
+		int fd = ctl_open(&p, &rd);
+		send_bytes(fd, raw[i].head, sizeof raw[i].head);
+		if (raw[i].body[0])
+			send_bytes(fd, raw[i].body, strlen(raw[i].body));
+		ck_assert_msg(ctl_read(fd, &rd) == CTL_ERROR, "%s: no ERROR", raw[i].what);
+		ck_assert_msg(strstr(rd.body, raw[i].what), "%s: %s", raw[i].what, rd.body);
+		closed_by_peer(fd);
+		close(fd);
+	}
+	static const struct {
+		unsigned type;
+		const char *body, *why;
+	} bad[] = {
+		{ CTL_CAL, "cpus=0 run_ns=30000000 sched=idle chunk_loops=1000 exec=/bin/sh", "unknown field" },
+		{ CTL_CAL, "cpus=0 cpus=0 run_ns=30000000 sched=idle chunk_loops=1000", "twice" },
+		{ CTL_CAL, "cpus=all run_ns=30000000 sched=idle chunk_loops=1000", "cpus" },
+		{ CTL_START, "cpus=0 max_ns=99999999999999 sched=idle chunk_loops=1000", "max_ns" },
+		{ CTL_STOP, "", "STOP while no co-run" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		int fd = ctl_open(&p, &rd);
+		ctl_send(fd, bad[i].type, bad[i].body);
+		ck_assert_int_eq(ctl_read(fd, &rd), CTL_ERROR);
+		ck_assert_msg(strstr(rd.body, bad[i].why), "%s: %s", bad[i].body, rd.body);
+		closed_by_peer(fd);
+		close(fd);
+	}
+	/* a calibration asked for while a co-run's fluids run */
+	int fd = ctl_open(&p, &rd);
+	char start[128];
+	snprintf(start, sizeof start, "cpus=%d max_ns=20000000000 sched=idle chunk_loops=1000", cpu);
+	ctl_send(fd, CTL_START, start);
+	ck_assert_int_eq(ctl_read(fd, &rd), CTL_STARTED);
+	ctl_send(fd, CTL_CAL, good);
+	ck_assert_int_eq(ctl_read(fd, &rd), CTL_ERROR);
+	ck_assert_ptr_nonnull(strstr(rd.body, "while fluids run"));
+	closed_by_peer(fd);
+	close(fd);
+	/* hellos it does not take: another control version, a reply size, half a frame left */
+	fd = client(p.tcp, SOCK_STREAM);
+	ck_assert_uint_eq(ctl_hello_with(fd, CTL_VERSION + 1, 0), NET_HELLO_BAD_CONTROL);
+	closed_by_peer(fd);
+	close(fd);
+	fd = client(p.tcp, SOCK_STREAM);
+	ck_assert_uint_eq(ctl_hello_with(fd, CTL_VERSION, 1), NET_HELLO_BAD_FORM);
+	closed_by_peer(fd);
+	close(fd);
+	fd = ctl_open(&p, &rd);
+	send_bytes(fd, "\0\1\0", 3);
+	close(fd);
+	served(&p);
+	ck_assert_int_eq(tpeer_stop(&p, NULL, 0), 0);
+	tpeer_log(&p, log, sizeof log);
+	/* one line each: 5 frames, 5 requests and the CAL out of turn; then the 2 hellos and the half frame */
+	ck_assert_msg(count(log, "control 127.0.0.1:") == 11, "%s", log);
+	ck_assert_int_eq(count(log, "control hello refused (control version 2): unsupported control version"), 1);
+	ck_assert_int_eq(count(log, "control hello refused (control version 1): malformed hello"), 1);
+	ck_assert_int_eq(count(log, "mid-control-frame"), 1);
+	/* the peer without --fluid-cpus has no control connections */
+	ck_assert_int_eq(tpeer_start(&p, "127.0.0.1:0"), 0);
+	fd = client(p.tcp, SOCK_STREAM);
+	ck_assert_uint_eq(ctl_hello_with(fd, CTL_VERSION, 0), NET_HELLO_NO_FLUIDS);
+	closed_by_peer(fd);
+	close(fd);
+	served(&p);
+	ck_assert_int_eq(tpeer_stop(&p, NULL, 0), 0);
+}
+END_TEST
+
+/* A control connection that goes away stops its fluids: nothing spins on the peer's CPUs for nobody. */
+START_TEST(test_peer_control_gone_stops_its_fluids)
+{
+	static struct ctl_reader rd;
+	struct tpeer p;
+	char start[128];
+	int cpu = fluid_cpu();
+	ctl_peer(&p, cpu);
+	int fd = ctl_open(&p, &rd);
+	snprintf(start, sizeof start, "cpus=%d max_ns=600000000000 sched=idle chunk_loops=1000", cpu);
+	ctl_send(fd, CTL_START, start);
+	ck_assert_int_eq(ctl_read(fd, &rd), CTL_STARTED);
+	ck_assert_int_eq(fluid_children(p.pid), 1);
+	close(fd);
+	uint64_t end = now_ms() + 5000;
+	while (fluid_children(p.pid) && now_ms() < end)
+		usleep(10000);
+	ck_assert_int_eq(fluid_children(p.pid), 0);
+	served(&p);
+	ck_assert_int_eq(tpeer_stop(&p, NULL, 0), 0);
+}
+END_TEST
+
+/* --fluid-cpus is displace serve's, with CPUs that are online */
+START_TEST(test_peer_fluid_cpus_option_is_checked)
+{
+	char out[1024], err[1024];
+	char *put[] = { (char *)tu_bin("put"), "serve", "--listen", "127.0.0.1:0", "--fluid-cpus", "0", NULL };
+	ck_assert_int_eq(tu_run(put, out, sizeof out, err, sizeof err), 2);
+	ck_assert_ptr_nonnull(strstr(err, "--fluid-cpus is for 'displace serve'"));
+	char *junk[] = { (char *)tu_bin("displace"), "serve", "--listen", "127.0.0.1:0", "--fluid-cpus", "0x", NULL };
+	ck_assert_int_eq(tu_run(junk, out, sizeof out, err, sizeof err), 2);
+	char *offline[] = { (char *)tu_bin("displace"), "serve", "--listen", "127.0.0.1:0", "--fluid-cpus", "1000", NULL };
+	ck_assert_int_eq(tu_run(offline, out, sizeof out, err, sizeof err), 2);
+	ck_assert_ptr_nonnull(strstr(err, "not online"));
+}
+END_TEST
+
 Suite *serve_suite(void)
 {
 	Suite *s = suite_create("serve");
@@ -1322,5 +1608,12 @@ Suite *serve_suite(void)
 	tcase_add_test(tp, test_peer_limit_options_reject_nonsense);
 	tcase_add_test(tp, test_peer_abuse_keeps_good_clients_served_and_memory_bounded);
 	suite_add_tcase(s, tp);
+	TCase *tk = tcase_create("control");
+	tcase_set_timeout(tk, 60);
+	tcase_add_test(tk, test_peer_control_runs_fluids_only_on_its_cpus);
+	tcase_add_test(tk, test_peer_control_refuses_malformed_messages);
+	tcase_add_test(tk, test_peer_control_gone_stops_its_fluids);
+	tcase_add_test(tk, test_peer_fluid_cpus_option_is_checked);
+	suite_add_tcase(s, tk);
 	return s;
 }

@@ -409,6 +409,75 @@ START_TEST(test_negative_intercept_is_not_measurable)
 }
 END_TEST
 
+/*
+ * Both ends: the other end's cost by the same estimator, paired with this
+ * end's estimate by estimate (the same pairs, the same outliers left out),
+ * its total, each of its CPUs, and its error terms per op; one estimator
+ * for both, so a remote run without off-CPU makes both classic
+ */
+START_TEST(test_remote_end_is_paired_with_the_local_one)
+{
+	const int cpu0 = 0, rcpu[2] = { 3, 5 };
+	struct sum_opts o = { .estimator = SUM_OFFCPU, .fit = 1, .ops = 1000, .ncpu = 1, .cpu_id = &cpu0, .nremote = 2,
+			      .remote_cpu_id = rcpu };
+	struct est_run r[2 * NPAIRS];
+	memset(r, 0, sizeof r);
+	const double loc[NPAIRS] = { 20e3, 21e3, 19e3, 20.5e3, 19.5e3, 20e3, 20.2e3, 19.8e3 };
+	for (int i = 0; i < 2 * NPAIRS; i++) {
+		double ops = i % 2 ? 250 : 1000, lt = loc[i / 2];
+		r[i].ops = (uint64_t)ops;
+		r[i].t_put_offcpu_ns = r[i].cpu_offcpu_ns[0] = 1e6 + lt * ops;
+		r[i].t_put_ns = r[i].t_put_robust_ns = r[i].cpu_t_put_ns[0] = 1e6 + (lt + 5e3) * ops;
+		for (int k = 0; k < EST_NSRC; k++)
+			r[i].os_ns[k] = 0.9 * lt * ops;
+		/* the other end: 12 and 3 us an op on its two CPUs, 15 in all; 8 us more by classic */
+		struct est_end *e = &r[i].remote;
+		e->ncpu = 2;
+		e->cpu_offcpu_ns[0] = 2e5 + 12e3 * ops;
+		e->cpu_offcpu_ns[1] = 1e5 + 3e3 * ops;
+		e->t_put_offcpu_ns = e->cpu_offcpu_ns[0] + e->cpu_offcpu_ns[1];
+		e->t_put_ns = e->t_put_robust_ns = e->t_put_offcpu_ns + 8e3 * ops;
+		e->err_ns[EST_E_DRIFT] = 0.75 * ops;
+		e->err_ns[EST_E_CALIB] = 3 * ops;
+	}
+	struct summary s;
+	sum_compute(r, 2 * NPAIRS, &o, &s);
+	ck_assert_int_eq(s.estimator, SUM_OFFCPU);
+	ck_assert_int_eq(s.nremote, 2);
+	ck_assert_int_eq(s.remote_cpu_id[1], 5);
+	ck_assert_double_eq_tol(s.remote.mean, 15e3, 1e-6);
+	ck_assert_double_eq_tol(s.remote.ci_half, 0, 1e-6);
+	ck_assert_double_eq_tol(s.total.mean, s.tau.mean + 15e3, 1e-6);
+	ck_assert_double_eq_tol(s.total.ci_half, s.tau.ci_half, 1e-6); /* paired: the remote adds no spread */
+	ck_assert_double_eq_tol(s.remote_cpu_tau_ns[0], 12e3, 1e-6);
+	ck_assert_double_eq_tol(s.remote_cpu_tau_ns[1], 3e3, 1e-6);
+	/* e_drift: (0.75 L + 0.75 L/4) / (L - L/4) = 1.25; e_calib in quadrature: 3 sqrt(L^2 + (L/4)^2) / (3L/4) */
+	ck_assert_double_eq_tol(s.remote_err_ns[EST_E_DRIFT], 1.25, 1e-9);
+	ck_assert_double_eq_tol(s.remote_err_ns[EST_E_CALIB], 3 * sqrt(1e6 + 62500) / 750, 1e-9);
+	/* a pair with other work on the local CPU is left out of both ends */
+	r[6].t_put_offcpu_ns += 3e7;
+	r[6].remote.t_put_offcpu_ns += 9e6;
+	sum_compute(r, 2 * NPAIRS, &o, &s);
+	ck_assert_uint_eq(s.outliers, 1);
+	ck_assert_uint_eq(s.remote.n, NPAIRS - 1);
+	ck_assert_double_eq_tol(s.remote.mean, 15e3, 1e-6);
+	r[6].t_put_offcpu_ns -= 3e7;
+	r[6].remote.t_put_offcpu_ns -= 9e6;
+	/* one estimator for both ends */
+	r[3].remote.t_put_offcpu_ns = NAN;
+	sum_compute(r, 2 * NPAIRS, &o, &s);
+	ck_assert_int_eq(s.estimator, SUM_CLASSIC);
+	ck_assert_double_eq_tol(s.remote.mean, 23e3, 1e-6);
+	/* without the other end: nothing of it */
+	o.nremote = 0;
+	for (int i = 0; i < 2 * NPAIRS; i++)
+		r[i].remote.ncpu = 0;
+	sum_compute(r, 2 * NPAIRS, &o, &s);
+	ck_assert_int_eq(s.nremote, 0);
+	ck_assert_uint_eq(s.remote.n, 0);
+}
+END_TEST
+
 Suite *summary_suite(void)
 {
 	Suite *s = suite_create("summary");
@@ -423,6 +492,7 @@ Suite *summary_suite(void)
 	tcase_add_test(tc, test_perturbation_pairs_each_estimate_with_its_alone_run);
 	tcase_add_test(tc, test_normalised_cost_cancels_the_cpu_speed);
 	tcase_add_test(tc, test_negative_intercept_is_not_measurable);
+	tcase_add_test(tc, test_remote_end_is_paired_with_the_local_one);
 	suite_add_tcase(s, tc);
 	return s;
 }

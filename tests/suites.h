@@ -35,6 +35,8 @@ Suite *msg_suite(void);
 Suite *siphash_suite(void);
 Suite *udp_gate_suite(void);
 Suite *rpc_wire_suite(void);
+Suite *ctl_wire_suite(void);
+Suite *remote_suite(void);
 
 /*
  * A local peer for the socket tests, 'put serve --listen ADDR --unix
@@ -57,6 +59,19 @@ struct tpeer {
 
 /* tpeer_start - start a peer on listen (e.g. "127.0.0.1:0"); 0 once ready, else its exit status */
 int tpeer_start(struct tpeer *p, const char *listen);
+
+/* How a test peer is started, beyond its address. */
+struct tpeer_opts {
+	const char *front;        /* "put" (put serve, the default) or "displace" (displace serve) */
+	const char *const *args;  /* more options for it, NULL-terminated */
+	unsigned long nofile;     /* its RLIMIT_NOFILE; 0 leaves the test's */
+	int netns;                /* in a network namespace of its own, where only it listens */
+};
+
+#define TPEER_NO_NETNS 125 /* the exit status of a peer that could not have a network namespace */
+
+/* tpeer_start_with - tpeer_start with options; 0 once ready, else its exit status */
+int tpeer_start_with(struct tpeer *p, const char *listen, const struct tpeer_opts *o);
 /*
  * tpeer_stop - close its stdin and wait (SIGKILL after 10 s); its exit
  * status, its last line in stop. Its directory is removed, its log kept.
