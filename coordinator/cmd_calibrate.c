@@ -27,18 +27,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#define DEFAULT_REPS 20
-#define DEFAULT_SECONDS_NS 250000000ull
-#define TARGET_CI 0.002 /* 0.2 % of tau_F */
+#define DEFAULT_SECONDS_NS 50000000ull      /* one replication: many short ones reach a CI sooner */
+#define DEFAULT_MAX_TIME_NS 10000000000ull   /* per CPU */
+#define TARGET_CI 0.002                      /* 0.2 % of tau_F */
+#define STEIN_N0 20                          /* the first stage of Stein's rule: replications */
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: displace calibrate [--cpus LIST] [--seconds S] [--reps R] [options]\n"
+		"usage: displace calibrate [--cpus LIST] [--precision P%% | --reps R] [options]\n"
 		"\n"
-		"Step 1 of the displacement method: runs the fluid alone on each CPU for R\n"
-		"replications of S seconds, reports tau_F (ns per loop) with its 95%% CI,\n"
-		"judges whether the host is quiet enough to measure on, and saves the\n"
+		"Step 1 of the displacement method: runs the fluid alone on each CPU in\n"
+		"replications of S seconds, until tau_F (ns per loop) is known to P%% (95%%\n"
+		"CI) or --max-time runs out, or for R replications; reports tau_F with its\n"
+		"CI, judges whether the host is quiet enough to measure on, and saves the\n"
 		"result in the calibration store.\n"
 		"\n"
 		"Placement:\n"
@@ -48,10 +50,16 @@ static void usage(FILE *f)
 		"                       or normal (default idle)\n"
 		"\n"
 		"Measurement:\n"
-		"  --seconds S          length of one replication, e.g. 250ms or 1s\n"
-		"                       (default 0.25 s)\n"
-		"  --reps R             replications per CPU (default %d; with the default\n"
-		"                       length that is about %.0f s per CPU)\n"
+		"  --precision P%%       replications until the 95%% CI of tau_F is within P%%\n"
+		"                       (default %.1f%%): %d first, then at least as many as\n"
+		"                       Stein's two-stage rule asks for at their spread, and\n"
+		"                       more while the CI is wider, or until --max-time; the\n"
+		"                       report says whether P was reached\n"
+		"  --max-time T         per CPU, the most time --precision may take\n"
+		"                       (default %.0fs)\n"
+		"  --reps R             exactly R replications per CPU instead\n"
+		"  --seconds S          length of one replication, e.g. 50ms or 1s\n"
+		"                       (default %.0f ms)\n"
 		"  --chunk-loops N      fluid loops between two clock readings (default %d,\n"
 		"                       about 1 us)\n"
 		"\n"
@@ -68,7 +76,7 @@ static void usage(FILE *f)
 		"                       is a terminal, and not when --json output goes to a\n"
 		"                       pipe or file)\n"
 		"  --strict             exit 5 unless every CPU is quiet and reached a 95%% CI\n"
-		"                       of 0.2%% of tau_F\n"
+		"                       of 0.2%% of tau_F (or of --precision)\n"
 		"  -h, --help           this help\n"
 		"\n"
 		"The verdict is 'quiet' or 'not quiet: <reason>; <remedy>'. It looks at the\n"
@@ -78,17 +86,30 @@ static void usage(FILE *f)
 		"\n"
 		"Exit status: 0 done, 1 the fluid failed, 2 usage error, 3 the store cannot\n"
 		"be read or written, 5 not quiet or CI not reached under --strict.\n",
-		DEFAULT_REPS, DEFAULT_REPS * DEFAULT_SECONDS_NS / 1e9, FLUID_DEFAULT_CHUNK_LOOPS);
+		100 * TARGET_CI, STEIN_N0, DEFAULT_MAX_TIME_NS / 1e9, DEFAULT_SECONDS_NS / 1e6, FLUID_DEFAULT_CHUNK_LOOPS);
 }
+
+/* how many replications: exactly reps, else until target (a fraction of tau_F) or max_ns */
+struct cal_plan {
+	unsigned reps;
+	double target;
+	uint64_t rep_ns, max_ns;
+};
+
+enum cal_stop { CAL_STOP_REPS, CAL_STOP_TARGET, CAL_STOP_MAX_TIME };
+static const char *const cal_stop_name[] = { "reps", "target", "max-time" };
 
 struct cpu_result {
 	int cpu;
+	unsigned reps;        /* replications made */
+	size_t stein_n;       /* what Stein's rule asked for (0: --reps) */
+	enum cal_stop stop;
 	struct calib_result r;
 	struct calib_quiet_in q;
 	struct calib_verdict v;
 };
 
-static int calibrate_cpu(struct exp_env *e, int cpu, const struct exp_fluid_opts *fo, uint64_t rep_ns, unsigned reps,
+static int calibrate_cpu(struct exp_env *e, int cpu, const struct exp_fluid_opts *fo, const struct cal_plan *pl,
 			 const struct context *ctx, double loadavg1, struct msg_progress *prog, double *done,
 			 struct cpu_result *res, char *err, size_t errlen)
 {
@@ -102,26 +123,59 @@ static int calibrate_cpu(struct exp_env *e, int cpu, const struct exp_fluid_opts
 	res->cpu = cpu;
 	procfs_read_tasks(&t0, &n0);
 	have_stat = procfs_read_stat(&s0) == 0;
-	uint64_t w0 = dclock_raw_ns();
-	for (unsigned i = 0; i < reps && !rc; i++) {
+	uint64_t w0 = dclock_raw_ns(), deadline = w0 + pl->max_ns;
+	/* --precision: STEIN_N0 replications, then the number Stein's rule asks for at their spread */
+	size_t want = pl->reps ? pl->reps : STEIN_N0;
+	res->stop = pl->reps ? CAL_STOP_REPS : CAL_STOP_TARGET;
+	if (!pl->reps)
+		msg_progress_deadline(prog, deadline);
+	for (unsigned i = 0; i < want && !rc; i++) {
 		static struct fluid_report r;
-		msg_progress_phase(prog, "CPU %d, replication %u of %u", cpu, i + 1, reps);
-		rc = exp_run_fluids(e, &one, fo, rep_ns, &r, err, errlen);
+		if (!pl->reps && i >= 2 && dclock_raw_ns() + pl->rep_ns > deadline) {
+			res->stop = CAL_STOP_MAX_TIME;
+			break;
+		}
+		if (pl->reps)
+			msg_progress_phase(prog, "CPU %d, replication %u of %u", cpu, i + 1, pl->reps);
+		else
+			msg_progress_phase(prog, "CPU %d, replication %u of %zu%s", cpu, i + 1, want,
+					   res->stein_n ? " (Stein)" : " (first stage)");
+		rc = exp_run_fluids(e, &one, fo, pl->rep_ns, &r, err, errlen);
 		if (!rc && (rc = calib_acc_add(&acc, &r)))
 			snprintf(err, errlen, "out of memory");
 		*done += 1;
 		msg_progress_update(prog, *done);
+		if (!rc && !pl->reps && acc.n == STEIN_N0) {
+			struct stats_summary first;
+			stats_summarize(acc.tau, acc.n, 0.95, &first);
+			res->stein_n = stats_stein_n(first.sd, acc.n, pl->target * first.mean, 0.95);
+			want = res->stein_n > want ? res->stein_n : want;
+		}
+		if (!pl->reps && acc.n >= 2) {
+			struct stats_summary t;
+			stats_summarize(acc.tau, acc.n, 0.95, &t);
+			msg_progress_ci(prog, 100 * t.ci_half / t.mean, 100 * pl->target);
+			/*
+			 * Stein's number is a floor, not a stop: the host's speed
+			 * comes in bursts, and a quiet first stage asks for too
+			 * few. Past it, go on while the interval over all the
+			 * replications is wider than the target.
+			 */
+			if (acc.n >= want && acc.n >= STEIN_N0 && !(t.ci_half <= pl->target * t.mean))
+				want = acc.n + 1;
+		}
 	}
+	res->reps = (unsigned)acc.n;
 	double wall_s = (double)(dclock_raw_ns() - w0) / 1e9;
 	if (!rc) {
 		procfs_read_tasks(&t1, &n1);
 		have_stat = have_stat && procfs_read_stat(&s1) == 0;
-		calib_acc_result(&acc, TARGET_CI, &res->r);
+		calib_acc_result(&acc, pl->target, &res->r);
 		struct calib_quiet_in *q = &res->q;
 		q->cpu = cpu;
 		q->ncpus_online = ctx->online.n;
 		q->loadavg1 = loadavg1;
-		q->cv = reps > 1 ? res->r.tau.cv : NAN;
+		q->cv = acc.n > 1 ? res->r.tau.cv : NAN;
 		q->fluid_share = res->r.fluid_share;
 		q->steal_frac = have_stat ? calib_steal_frac(&s0, &s1, cpu) : NAN;
 		calib_others(t0, n0, t1, n1, getpid(), wall_s, ctx->user_hz, q);
@@ -133,11 +187,11 @@ static int calibrate_cpu(struct exp_env *e, int cpu, const struct exp_fluid_opts
 	return rc;
 }
 
-static void print_cpu(const struct cpu_result *r, const struct exp_fluid_opts *fo, const char *variant, unsigned reps,
-		      uint64_t rep_ns)
+static void print_cpu(const struct cpu_result *r, const struct exp_fluid_opts *fo, const char *variant,
+		      const struct cal_plan *pl)
 {
 	const struct stats_summary *t = &r->r.tau;
-	printf("CPU %d   fluid %s at %s, %u x %.3g s\n", r->cpu, variant, fo->sched, reps, (double)rep_ns / 1e9);
+	printf("CPU %d   fluid %s at %s, %u x %.3g s\n", r->cpu, variant, fo->sched, r->reps, (double)pl->rep_ns / 1e9);
 	if (t->n > 1)
 		printf("  tau_F        %.5f ns/loop ± %.5f (95%% CI, ±%.2f%%)  CV %.2f%%  min…max %.5f…%.5f  n=%zu\n", t->mean,
 		       t->ci_half, 100 * t->ci_half / t->mean, 100 * t->cv, t->min, t->max, t->n);
@@ -148,12 +202,17 @@ static void print_cpu(const struct cpu_result *r, const struct exp_fluid_opts *f
 	printf("  fluid share  %.2f%% of CPU %d (the fluid's CPU time over its wall time)\n", 100 * r->r.fluid_share, r->cpu);
 	printf("  gaps         %.0f/s, mean %.1f us, longest %.0f us: %.2f%% of the time went to other work\n",
 	       r->r.gap_rate_per_s, r->r.gap_mean_us, r->r.longest_gap_us, 100 * r->r.gap_frac);
-	if (t->n > 1 && t->ci_half / t->mean > TARGET_CI)
-		printf("  precision    ±%.2f%% reached; the ±%.1f%% target needs about %.0f replications at this CV "
-		       "(--reps), and a steadier host\n",
-		       100 * t->ci_half / t->mean, 100 * TARGET_CI, r->r.needed_reps);
+	if (t->n > 1 && t->ci_half / t->mean > pl->target)
+		printf("  precision    ±%.2f%% reached%s; the ±%.2g%% target needs about %.0f replications at this CV, "
+		       "about %.0f s, or a steadier host\n",
+		       100 * t->ci_half / t->mean, r->stop == CAL_STOP_MAX_TIME ? " when --max-time ran out" : "",
+		       100 * pl->target, r->r.needed_reps, r->r.needed_reps * (double)pl->rep_ns / 1e9);
 	else if (t->n > 1)
-		printf("  precision    ±%.3f%%, within the ±%.1f%% target\n", 100 * t->ci_half / t->mean, 100 * TARGET_CI);
+		printf("  precision    ±%.3f%%, within the ±%.2g%% target\n", 100 * t->ci_half / t->mean, 100 * pl->target);
+	if (r->stein_n)
+		printf("  stopping     Stein's rule: %d replications, then %zu at their spread, more while the CI is wider "
+		       "than the target; %u made (%s)\n",
+		       STEIN_N0, r->stein_n, r->reps, r->stop == CAL_STOP_MAX_TIME ? "--max-time ran out" : "target reached");
 	/* other users name their processes: their names never reach the terminal raw */
 	char safe[4 * sizeof r->v.reason[0]];
 	if (r->q.ntop > 0)
@@ -169,7 +228,7 @@ static void print_cpu(const struct cpu_result *r, const struct exp_fluid_opts *f
 	}
 }
 
-static json_t *cpu_json(const struct cpu_result *r, unsigned reps, uint64_t rep_ns)
+static json_t *cpu_json(const struct cpu_result *r, const struct cal_plan *pl)
 {
 	json_t *reasons = json_array();
 	for (int i = 0; i < r->v.n; i++)
@@ -181,8 +240,12 @@ static json_t *cpu_json(const struct cpu_result *r, unsigned reps, uint64_t rep_
 	json_object_set_new(o, "cv", jout_num(r->r.tau.cv));
 	json_object_set_new(o, "min_ns", jout_num(r->r.tau.min));
 	json_object_set_new(o, "max_ns", jout_num(r->r.tau.max));
-	json_object_set_new(o, "reps", json_integer(reps));
-	json_object_set_new(o, "seconds", jout_num((double)rep_ns / 1e9));
+	json_object_set_new(o, "reps", json_integer(r->reps));
+	json_object_set_new(o, "seconds", jout_num((double)pl->rep_ns / 1e9));
+	json_object_set_new(o, "precision_target", jout_num(pl->target));
+	json_object_set_new(o, "precision_reached", json_boolean(r->r.tau.ci_half / r->r.tau.mean <= pl->target));
+	json_object_set_new(o, "stein_reps", r->stein_n ? json_integer((json_int_t)r->stein_n) : json_null());
+	json_object_set_new(o, "stopped_by", json_string(cal_stop_name[r->stop]));
 	json_object_set_new(o, "tau0_ns", jout_num(r->r.tau0.mean));
 	json_object_set_new(o, "tau0_cv", jout_num(r->r.tau0.cv));
 	json_object_set_new(o, "fluid_share", jout_num(r->r.fluid_share));
@@ -200,14 +263,17 @@ int cmd_calibrate(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "cpus", required_argument, NULL, 'c' },	 { "seconds", required_argument, NULL, 's' },
-		{ "reps", required_argument, NULL, 'r' },	 { "fluid-sched", required_argument, NULL, 'S' },
+		{ "reps", required_argument, NULL, 'r' },	 { "precision", required_argument, NULL, 'p' },
+		{ "max-time", required_argument, NULL, 'm' },	 { "fluid-sched", required_argument, NULL, 'S' },
 		{ "chunk-loops", required_argument, NULL, 'L' }, { "calibration", required_argument, NULL, 'f' },
 		{ "no-save", no_argument, NULL, 'n' },		 { "json", no_argument, NULL, 'j' },
 		{ "quiet", no_argument, NULL, 'q' },		 { "strict", no_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },		 { 0, 0, 0, 0 },
 	};
 	const char *cpus_arg = "0", *store_arg = NULL;
-	uint64_t rep_ns = DEFAULT_SECONDS_NS, reps64 = DEFAULT_REPS, chunk = FLUID_DEFAULT_CHUNK_LOOPS;
+	uint64_t reps64 = 0, chunk = FLUID_DEFAULT_CHUNK_LOOPS;
+	struct cal_plan pl = { .target = TARGET_CI, .rep_ns = DEFAULT_SECONDS_NS, .max_ns = DEFAULT_MAX_TIME_NS };
+	int precision_given = 0, max_time_given = 0;
 	enum fluid_sched sched = FLUID_SCHED_IDLE;
 	int json = 0, save = 1, strict = 0, c;
 
@@ -218,12 +284,24 @@ int cmd_calibrate(int argc, char **argv)
 			cpus_arg = optarg;
 			break;
 		case 's':
-			if (cli_parse_duration_ns(optarg, &rep_ns) || rep_ns < 1000000 || rep_ns > 3600000000000ull)
+			if (cli_parse_duration_ns(optarg, &pl.rep_ns) || pl.rep_ns < 1000000 || pl.rep_ns > 3600000000000ull)
 				return msg_usage("calibrate", "invalid value '%s' for --seconds (1ms to 1h, e.g. 250ms)", optarg);
 			break;
 		case 'r':
 			if (cli_parse_u64(optarg, 1, 100000, &reps64))
 				return msg_usage("calibrate", "invalid value '%s' for --reps (1 to 100000)", optarg);
+			break;
+		case 'p':
+			if (cli_parse_percent(optarg, &pl.target) || !(pl.target > 0) || pl.target >= 1)
+				return msg_usage("calibrate", "invalid value '%s' for --precision (a percentage above 0 and "
+							      "below 100, e.g. 0.2%%)", optarg);
+			precision_given = 1;
+			break;
+		case 'm':
+			if (cli_parse_duration_ns(optarg, &pl.max_ns) || pl.max_ns < 1000000)
+				return msg_usage("calibrate", "invalid value '%s' for --max-time (1ms or more, e.g. 10s)",
+						 optarg);
+			max_time_given = 1;
 			break;
 		case 'S':
 			if (fluid_sched_parse(optarg, &sched))
@@ -269,7 +347,10 @@ int cmd_calibrate(int argc, char **argv)
 			cli_format_cpulist(&ctx.online, on, sizeof on);
 			return msg_usage("calibrate", "cpu %d is not online (online: %s)", cpus.cpu[i], on);
 		}
-	unsigned reps = (unsigned)reps64;
+	if (reps64 && (precision_given || max_time_given))
+		return msg_usage("calibrate", "--reps fixes the number of replications; --precision and --max-time "
+					      "choose it: give one");
+	pl.reps = (unsigned)reps64;
 
 	/* the store is checked before the work, so a broken one costs nothing */
 	char store_path[4096];
@@ -318,14 +399,14 @@ int cmd_calibrate(int argc, char **argv)
 	struct msg_progress prog;
 	double done = 0;
 	uint64_t t_start = dclock_raw_ns();
-	msg_progress_start(&prog, "calibrating", (double)reps * cpus.n);
+	msg_progress_start(&prog, "calibrating", pl.reps ? (double)pl.reps * cpus.n : 0);
 	int failed = 0, ncal = 0;
 	for (int i = 0; i < cpus.n && res; i++) {
 		if (pin_each) {
 			struct cli_cpus one = { .n = 1, .cpu = { cpus.cpu[i] } };
 			exp_pin_coordinator(env, &one, &ctx.online);
 		}
-		rc = calibrate_cpu(env, cpus.cpu[i], &fo, rep_ns, reps, &ctx, loadavg1, &prog, &done, &res[i], err,
+		rc = calibrate_cpu(env, cpus.cpu[i], &fo, &pl, &ctx, loadavg1, &prog, &done, &res[i], err,
 				   sizeof err);
 		if (rc) {
 			failed = 1;
@@ -355,7 +436,7 @@ int cmd_calibrate(int argc, char **argv)
 	csvout_date(date, sizeof date);
 	for (int i = 0; i < ncal; i++) {
 		struct cpu_result *r = &res[i];
-		if (!r->v.quiet || !(r->r.tau.ci_half / r->r.tau.mean <= TARGET_CI))
+		if (!r->v.quiet || !(r->r.tau.ci_half / r->r.tau.mean <= pl.target))
 			untrusted = 1;
 		struct calib_row row;
 		memset(&row, 0, sizeof row);
@@ -369,8 +450,8 @@ int cmd_calibrate(int argc, char **argv)
 		row.ci95_ns = isnan(r->r.tau.ci_half) ? 0 : r->r.tau.ci_half;
 		row.cv = r->r.tau.cv;
 		row.tau0_ns = r->r.tau0.mean;
-		row.reps = reps;
-		row.seconds = (double)rep_ns / 1e9;
+		row.reps = r->reps;
+		row.seconds = (double)pl.rep_ns / 1e9;
 		row.quiet = r->v.quiet;
 		calib_verdict_text(&r->v, row.verdict, sizeof row.verdict);
 		snprintf(row.date, sizeof row.date, "%s", date);
@@ -382,7 +463,7 @@ int cmd_calibrate(int argc, char **argv)
 	if (json) {
 		json_t *arr = json_array();
 		for (int i = 0; i < ncal; i++)
-			json_array_append_new(arr, cpu_json(&res[i], reps, rep_ns));
+			json_array_append_new(arr, cpu_json(&res[i], &pl));
 		json_t *o = json_object();
 		json_object_set_new(o, "context", context_json(&ctx));
 		json_object_set_new(o, "cpus", arr);
@@ -393,7 +474,7 @@ int cmd_calibrate(int argc, char **argv)
 		context_print(&ctx, stdout);
 		printf("\n");
 		for (int i = 0; i < ncal; i++) {
-			print_cpu(&res[i], &fo, variant, reps, rep_ns);
+			print_cpu(&res[i], &fo, variant, &pl);
 			printf("\n");
 		}
 		printf("calibrated %d CPU%s in %.1f s%s%s\n", ncal, ncal == 1 ? "" : "s", took_s,

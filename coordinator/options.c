@@ -79,7 +79,7 @@ void opts_help_measurement(FILE *f, const char *cmd)
 		      f);
 	fputs("  --max-time T         stop adding runs after T (default 10m); also the limit\n"
 	      "                       of one run is 10 x its expected length, at least 60 s\n"
-	      "  --run-time T         target length of one L run (default 500ms)\n",
+	      "  --run-time T         target length of one L run (default 200ms)\n",
 	      f);
 	if (!predict)
 		fputs("  --fit, --no-fit      alternate runs of L and L/4 operations (a null run\n"
@@ -87,7 +87,7 @@ void opts_help_measurement(FILE *f, const char *cmd)
 		      "                       tau, the intercept as the start-up cost S (default);\n"
 		      "                       or one op count per run, tau = T_PUT / L, S included\n",
 		      f);
-	fputs("  --calib-time T       each bracketing calibration (default 200ms)\n"
+	fputs("  --calib-time T       each bracketing calibration (default 50ms)\n"
 	      "  --lead-in T, --lead-out T  the fluid alone before and after the PUT\n"
 	      "                       (default 5ms each: the fluid's speed is least certain\n"
 	      "                       there, so they are kept short)\n"
@@ -347,10 +347,10 @@ int opts_parse(int argc, char **argv, struct opts *m, const struct opts_extra *e
 	m->sched = FLUID_SCHED_IDLE;
 	m->fit = 1;
 	m->max_time_ns = 600000000000ull;
-	m->cal_ns = 200000000;
+	m->cal_ns = 50000000;   /* short runs and calibrations: more pairs in the same time (bench/time-to-precision) */
 	m->lead_in_ns = 5000000;
 	m->lead_out_ns = 5000000;
-	m->run_ns = 500000000;
+	m->run_ns = 200000000;
 	m->chunk_loops = FLUID_DEFAULT_CHUNK_LOOPS;
 	m->estimator = -1;
 

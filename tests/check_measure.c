@@ -420,24 +420,24 @@ START_TEST(test_measure_refuses_contradictions_before_running)
 	ck_assert_int_eq(symlink("/etc/passwd", link), 0);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	char *a1[] = { d, "measure", "spin", "--us", "10", "--loops-per-op", "5000", NULL };
+	char *a1[] = { d, "measure", "spin", "--us", "10", "--loops-per-op", "5000", "--calib-time", "1s", NULL };
 	tu_expect_error(2, "--us and --loops-per-op exclude each other", a1);
-	char *a2[] = { d, "measure", "spin", "--us", "0x10", NULL };
+	char *a2[] = { d, "measure", "spin", "--us", "0x10", "--calib-time", "1s", NULL };
 	tu_expect_error(2, "invalid value '0x10' for --us", a2);
-	char *a3[] = { d, "measure", "spin", "--peer", "127.0.0.1", NULL };
+	char *a3[] = { d, "measure", "spin", "--peer", "127.0.0.1", "--calib-time", "1s", NULL };
 	tu_expect_error(2, "spin has no peer", a3);
-	char *a4[] = { d, "measure", "tcp", "--peer", "1.2.3.4.5", NULL };
+	char *a4[] = { d, "measure", "tcp", "--peer", "1.2.3.4.5", "--calib-time", "1s", NULL };
 	tu_expect_error(2, "invalid value '1.2.3.4.5' for --peer", a4);
-	char *a5[] = { d, "measure", "tcp", "--peer", "127.0.0.1:9", "--peer-cpu", "1", NULL };
+	char *a5[] = { d, "measure", "tcp", "--peer", "127.0.0.1:9", "--peer-cpu", "1", "--calib-time", "1s", NULL };
 	tu_expect_error(2, "--peer-cpu places the local peer", a5);
-	char *a6[] = { d, "measure", "spin", "--calibration", "", NULL };
+	char *a6[] = { d, "measure", "spin", "--calibration", "", "--calib-time", "1s", NULL };
 	tu_expect_error(2, "invalid value '' for --calibration", a6);
-	char *a7[] = { d, "measure", "spin", "--csv", "", NULL };
+	char *a7[] = { d, "measure", "spin", "--csv", "", "--calib-time", "1s", NULL };
 	tu_expect_error(2, "invalid value '' for --csv", a7);
-	char *a8[] = { d, "measure", "spin", "--csv", link, NULL };
+	char *a8[] = { d, "measure", "spin", "--csv", link, "--calib-time", "1s", NULL };
 	tu_expect_error(3, "symbolic link", a8);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	/* none of them started a fluid: a calibration alone takes 200 ms */
+	/* none of them started a fluid: a calibration alone takes 1 s here (--calib-time) */
 	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	ck_assert_msg(s < 8 * 0.2, "%.2f s for eight refusals", s);
 	tu_rmtree(dir);

@@ -173,14 +173,37 @@ json out "calibrate json: the expected document" '.cpus[0] as $c
 	and has("store") and .store == null and (.context | has("host"))'
 eq "$(rows "$cal")" 3 "--no-save leaves the store alone"
 
+# --precision: Stein's first stage of 20 replications, then what it asks for, or --max-time
+# shellcheck disable=SC2016 # $c is jq's
+expect 0 "calibrate --precision, an easy target" -- "$D" calibrate --precision 50% --max-time 5s --seconds 5ms \
+	--no-save --json --calibration "$cal"
+json out "calibrate --precision: the target reached after the first stage" '.cpus[0] as $c
+	| $c.reps >= 20 and $c.stein_reps >= 1 and $c.stopped_by == "target" and $c.precision_target == 0.5
+	and $c.precision_reached == true and $c.ci95_ns / $c.tau_f_ns <= 0.5'
+# shellcheck disable=SC2016
+expect 0 "calibrate --precision, out of reach" -- "$D" calibrate --precision 0.00001% --max-time 300ms --seconds 10ms \
+	--no-save --json --calibration "$cal"
+json out "calibrate --precision: --max-time stops it, and it says so" '.cpus[0] as $c
+	| $c.stopped_by == "max-time" and $c.precision_reached == false and $c.reps >= 2 and $c.reps < 30'
+expect 0 "calibrate --precision, the report" -- "$D" calibrate --precision 0.00001% --max-time 300ms --seconds 10ms \
+	--no-save --calibration "$cal"
+has out "when --max-time ran out" "calibrate --precision: the report says the time ran out"
+# shellcheck disable=SC2016
+expect 0 "calibrate --reps" -- "$D" calibrate --reps 2 --seconds 10ms --no-save --json --calibration "$cal"
+json out "calibrate --reps: exactly that many" '.cpus[0].reps == 2 and .cpus[0].stopped_by == "reps"
+	and .cpus[0].stein_reps == null'
+
 expect 2 "calibrate unknown option" -- "$D" calibrate --bogus
 one_line "calibrate unknown option"
 has err "try 'displace calibrate --help'" "calibrate unknown option"
-for a in "--cpus 99" "--cpus 0,x" "--seconds -1" "--seconds 0" "--reps 0"; do
+for a in "--cpus 99" "--cpus 0,x" "--seconds -1" "--seconds 0" "--reps 0" "--precision 0" "--precision 100%" \
+	"--precision x" "--max-time 0" "--reps 3 --precision 1%" "--reps 3 --max-time 5s"; do
 	# shellcheck disable=SC2086 # split the option from its value
 	expect 2 "calibrate $a" -- "$D" calibrate $a --no-save --calibration "$cal"
 	one_line "calibrate $a"
 done
+has err "give one" "calibrate --reps 3 --max-time 5s"
+expect 2 "calibrate --reps 0" -- "$D" calibrate --reps 0 --no-save --calibration "$cal"
 has err "invalid value '0' for --reps" "calibrate --reps 0"
 
 # a malformed store stops before any work, naming the file and line
