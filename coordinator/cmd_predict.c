@@ -1031,8 +1031,7 @@ static void print_result(const struct predict *pd)
 		}
 		json_object_set_new(o, "peer", r->peer_note[0] ? json_string(r->peer_note) : json_null());
 		json_object_set_new(o, "sizes", arr);
-		json_object_set_new(o, "context", context_json(&r->ctx));
-		jout_print(o);
+		measuring_output(r, o);
 		return;
 	}
 	if (clients_mode(pd)) {
@@ -1048,6 +1047,7 @@ static void print_result(const struct predict *pd)
 		       r->m.cpu, pd->rounds, r->m.precision ? (pd->met ? " (precision reached)" : " (precision NOT reached)") : "",
 		       r->peer_note[0] ? "; " : "", r->peer_note);
 	}
+	measuring_output(r, NULL);
 	print_table(pd);
 	print_verdict(pd);
 	double worst = 0;
@@ -1096,16 +1096,19 @@ int cmd_predict(int argc, char **argv)
 	}
 	int rc = run_rounds(&pd);
 	if (rc) {
-		st = measuring_fail(&pd.r, rc);
+		/* SIGINT, SIGTERM or SIGHUP after two whole rounds: their result, marked interrupted */
+		st = measuring_stopped(&pd.r, rc, pd.rounds >= 2);
 		if (pd.rounds < 2) {
 			predict_free(&pd);
 			return st;
 		}
-		msg_warn("reporting the %u whole rounds done before the failure", pd.rounds);
+		if (!pd.r.interrupted)
+			msg_warn("reporting the %u whole rounds done before the failure", pd.rounds);
 	}
 	for (size_t i = 0; i < pd.n; i++) {
 		finish_size(&pd, &pd.ps[i]);
-		if (pd.r.m.csv)
+		/* a row is a whole result: an interrupted predict writes none */
+		if (pd.r.m.csv && !pd.r.interrupted)
 			csv_row(&pd, &pd.ps[i]);
 	}
 	int untrusted = warn(&pd, rc != 0);

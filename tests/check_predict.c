@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -411,6 +412,41 @@ START_TEST(test_predict_clients_fields_and_bottleneck_check)
 }
 END_TEST
 
+/*
+ * SIGTERM once whole rounds are done: their result, marked interrupted
+ * (text and JSON), exit 1, and no CSV row (a row is a whole result). Two
+ * rounds take about a second here; the signal comes after eight.
+ */
+START_TEST(test_predict_interrupted_reports_the_rounds_done)
+{
+	const char *csv = tu_case_path("pred.csv");
+	char *argv[] = { (char *)tu_bin("displace"), "predict", "udp", "--sizes", "100", "--clients", "2,4", "--compute",
+			 "10", "--messages", "30", "--reps", "400", "--run-time", "20ms", "--calib-time", "10ms",
+			 "--json", "--quiet", "--csv", (char *)csv, NULL };
+	int in, outfd;
+	pid_t pid = tu_start(argv, &in, &outfd);
+	ck_assert_int_gt(pid, 0);
+	sleep(8);
+	kill(pid, SIGTERM);
+	tu_read_all(outfd, out, sizeof out);
+	close(outfd);
+	close(in);
+	ck_assert_int_eq(tu_wait(pid), 1);
+	json_error_t je;
+	json_t *root = json_loads(out, 0, &je);
+	ck_assert_msg(root, "JSON: %s: %.300s", je.text, out);
+	ck_assert(json_is_true(json_object_get(root, "interrupted")));
+	ck_assert_str_eq(json_string_value(json_object_get(root, "interrupted_by")), "SIGTERM");
+	json_int_t rounds = json_integer_value(json_object_get(root, "rounds"));
+	ck_assert_msg(rounds >= 2 && rounds < 400, "%lld rounds", (long long)rounds);
+	ck_assert_uint_eq(json_array_size(json_object_get(root, "sizes")), 1);
+	json_decref(root);
+	char text[1 << 16];
+	ck_assert_int_ge(tu_read_file(csv, text, sizeof text), 0);
+	ck_assert_int_le(tu_count_lines(text, ""), 1); /* the header at most */
+}
+END_TEST
+
 /* --clients: K < 1, one workload without replies, the pipelined options, and K above the descriptor limit */
 START_TEST(test_predict_clients_bad_input)
 {
@@ -447,6 +483,7 @@ Suite *predict_suite(void)
 	tcase_add_test(tc, test_predict_bad_input_exits_2_with_one_line);
 	tcase_add_test(tc, test_predict_peer_down_exits_3);
 	tcase_add_test(tc, test_predict_precision_stops_when_reached);
+	tcase_add_test(tc, test_predict_interrupted_reports_the_rounds_done);
 	suite_add_tcase(s, tc);
 	return s;
 }
