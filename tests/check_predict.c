@@ -427,16 +427,7 @@ START_TEST(test_predict_interrupted_reports_the_rounds_done)
 	pid_t pid = tu_start(argv, &in, &outfd);
 	ck_assert_int_gt(pid, 0);
 	sleep(8);
-	kill(pid, SIGTERM);
-	tu_read_all(outfd, out, sizeof out);
-	close(outfd);
-	close(in);
-	ck_assert_int_eq(tu_wait(pid), 1);
-	json_error_t je;
-	json_t *root = json_loads(out, 0, &je);
-	ck_assert_msg(root, "JSON: %s: %.300s", je.text, out);
-	ck_assert(json_is_true(json_object_get(root, "interrupted")));
-	ck_assert_str_eq(json_string_value(json_object_get(root, "interrupted_by")), "SIGTERM");
+	json_t *root = tu_interrupt_json(pid, in, outfd, SIGTERM, "SIGTERM", out, sizeof out);
 	json_int_t rounds = json_integer_value(json_object_get(root, "rounds"));
 	ck_assert_msg(rounds >= 2 && rounds < 400, "%lld rounds", (long long)rounds);
 	ck_assert_uint_eq(json_array_size(json_object_get(root, "sizes")), 1);

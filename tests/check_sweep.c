@@ -300,16 +300,7 @@ START_TEST(test_sweep_interrupted_reports_the_sizes_measured)
 	/* the header and a pair of one size, or a run of each */
 	for (int i = 0; i < 600 && tu_file_lines(csv) < 4; i++)
 		usleep(100000);
-	kill(pid, SIGINT);
-	tu_read_all(outfd, out, sizeof out);
-	close(outfd);
-	close(in);
-	ck_assert_int_eq(tu_wait(pid), 1);
-	json_error_t je;
-	json_t *root = json_loads(out, 0, &je);
-	ck_assert_msg(root, "JSON: %s: %.300s", je.text, out);
-	ck_assert(json_is_true(json_object_get(root, "interrupted")));
-	ck_assert_str_eq(json_string_value(json_object_get(root, "interrupted_by")), "SIGINT");
+	json_t *root = tu_interrupt_json(pid, in, outfd, SIGINT, "SIGINT", out, sizeof out);
 	ck_assert_uint_eq(json_array_size(json_object_get(root, "sizes")), 2);
 	json_decref(root);
 	char text[1 << 16];

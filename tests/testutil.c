@@ -5,6 +5,7 @@
 #include "calib/csvio.h"
 
 #include <check.h>
+#include <jansson.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -363,4 +364,19 @@ void tu_scratch_teardown(void)
 const char *tu_scratch_path(const char *name)
 {
 	return in_dir(scratch_dir, name);
+}
+
+void *tu_interrupt_json(pid_t pid, int in, int outfd, int sig, const char *signame, char *out, size_t len)
+{
+	kill(pid, sig);
+	tu_read_all(outfd, out, len);
+	close(outfd);
+	close(in);
+	ck_assert_int_eq(tu_wait(pid), 1);
+	json_error_t je;
+	json_t *root = json_loads(out, 0, &je);
+	ck_assert_msg(root, "JSON: %s: %.300s", je.text, out);
+	ck_assert(json_is_true(json_object_get(root, "interrupted")));
+	ck_assert_str_eq(json_string_value(json_object_get(root, "interrupted_by")), signame);
+	return root;
 }

@@ -25,6 +25,13 @@ size_t tu_read_all(int fd, char *buf, size_t len);
 /* tu_wait - wait for pid; exit status or 128 + signal */
 int tu_wait(pid_t pid);
 /*
+ * tu_interrupt_json - send sig (named signame) to a displace started by
+ * tu_start, read its output into out, close its fds, and check that it
+ * exited 1 with a JSON result marked interrupted by that signal; the
+ * parsed document (a json_t *, for the caller to json_decref)
+ */
+void *tu_interrupt_json(pid_t pid, int in, int outfd, int sig, const char *signame, char *out, size_t len);
+/*
  * tu_start_hog - a child that spins, normal class, pinned to cpu, for at
  * most 60 s; end it with tu_stop_hog. Its pid.
  */
