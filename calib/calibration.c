@@ -36,16 +36,6 @@ static int within(double x, double lo, double hi)
 	return isfinite(x) && x >= lo && x <= hi;
 }
 
-/* the reason a field is bad, into why; -EINVAL */
-static int bad_field(char *why, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int bad_field(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 #define BAD_CPU "bad cpu (0 to %d)", ROW_MAX_CPU
 #define BAD_REPS "bad reps (1 to %u)", ROW_MAX_REPS
@@ -53,21 +43,21 @@ static int bad_field(char *why, size_t len, const char *fmt, ...)
 int calib_row_check(const struct calib_row *r, char *why, size_t len)
 {
 	if (r->cpu < 0 || r->cpu > ROW_MAX_CPU)
-		return bad_field(why, len, BAD_CPU);
+		return cli_fail(why, len, -EINVAL, BAD_CPU);
 	if (!within(r->tau_f_ns, ROW_MIN_TAU_NS, ROW_MAX_TAU_NS))
-		return bad_field(why, len, "bad tau_f_ns (%g to %g ns)", ROW_MIN_TAU_NS, ROW_MAX_TAU_NS);
+		return cli_fail(why, len, -EINVAL, "bad tau_f_ns (%g to %g ns)", ROW_MIN_TAU_NS, ROW_MAX_TAU_NS);
 	if (!within(r->ci95_ns, 0, ROW_MAX_TAU_NS))
-		return bad_field(why, len, "bad ci95_ns (0 to %g ns)", ROW_MAX_TAU_NS);
+		return cli_fail(why, len, -EINVAL, "bad ci95_ns (0 to %g ns)", ROW_MAX_TAU_NS);
 	if (!within(r->cv, 0, ROW_MAX_CV))
-		return bad_field(why, len, "bad cv (a fraction, 0 to %g)", ROW_MAX_CV);
+		return cli_fail(why, len, -EINVAL, "bad cv (a fraction, 0 to %g)", ROW_MAX_CV);
 	if (!within(r->tau0_ns, ROW_MIN_TAU_NS, ROW_MAX_TAU_NS))
-		return bad_field(why, len, "bad tau0_ns (%g to %g ns)", ROW_MIN_TAU_NS, ROW_MAX_TAU_NS);
+		return cli_fail(why, len, -EINVAL, "bad tau0_ns (%g to %g ns)", ROW_MIN_TAU_NS, ROW_MAX_TAU_NS);
 	if (r->reps < 1 || r->reps > ROW_MAX_REPS)
-		return bad_field(why, len, BAD_REPS);
+		return cli_fail(why, len, -EINVAL, BAD_REPS);
 	if (!within(r->seconds, ROW_MIN_SECONDS, ROW_MAX_SECONDS))
-		return bad_field(why, len, "bad seconds (%g to %g)", ROW_MIN_SECONDS, ROW_MAX_SECONDS);
+		return cli_fail(why, len, -EINVAL, "bad seconds (%g to %g)", ROW_MIN_SECONDS, ROW_MAX_SECONDS);
 	if (r->quiet != 0 && r->quiet != 1)
-		return bad_field(why, len, "bad quiet (0 or 1)");
+		return cli_fail(why, len, -EINVAL, "bad quiet (0 or 1)");
 	return 0;
 }
 
@@ -99,23 +89,23 @@ static int parse_row(char **f, struct calib_row *r, char *why, size_t len)
 	    copy_field(r->cpu_model, sizeof r->cpu_model, f[2]) || copy_field(r->variant, sizeof r->variant, f[4]) ||
 	    copy_field(r->sched, sizeof r->sched, f[5]) || copy_field(r->verdict, sizeof r->verdict, f[13]) ||
 	    copy_field(r->date, sizeof r->date, f[14]))
-		return bad_field(why, len, "a text field is too long");
+		return cli_fail(why, len, -EINVAL, "a text field is too long");
 	if (cli_parse_int(f[3], 0, ROW_MAX_CPU, &r->cpu))
-		return bad_field(why, len, BAD_CPU);
+		return cli_fail(why, len, -EINVAL, BAD_CPU);
 	if (parse_double_field(f[6], &r->tau_f_ns))
-		return bad_field(why, len, "bad tau_f_ns");
+		return cli_fail(why, len, -EINVAL, "bad tau_f_ns");
 	if (parse_double_field(f[7], &r->ci95_ns))
-		return bad_field(why, len, "bad ci95_ns");
+		return cli_fail(why, len, -EINVAL, "bad ci95_ns");
 	if (parse_double_field(f[8], &r->cv))
-		return bad_field(why, len, "bad cv");
+		return cli_fail(why, len, -EINVAL, "bad cv");
 	if (parse_double_field(f[9], &r->tau0_ns))
-		return bad_field(why, len, "bad tau0_ns");
+		return cli_fail(why, len, -EINVAL, "bad tau0_ns");
 	if (cli_parse_u64(f[10], 1, ROW_MAX_REPS, &reps))
-		return bad_field(why, len, BAD_REPS);
+		return cli_fail(why, len, -EINVAL, BAD_REPS);
 	if (parse_double_field(f[11], &r->seconds))
-		return bad_field(why, len, "bad seconds");
+		return cli_fail(why, len, -EINVAL, "bad seconds");
 	if (cli_parse_u64(f[12], 0, 1, &quiet))
-		return bad_field(why, len, "bad quiet (0 or 1)");
+		return cli_fail(why, len, -EINVAL, "bad quiet (0 or 1)");
 	r->reps = (unsigned)reps;
 	r->quiet = (int)quiet;
 	return calib_row_check(r, why, len);

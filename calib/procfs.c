@@ -83,11 +83,16 @@ static int row_counts(const char *p, int n, uint64_t *dst, int add)
 	return 0;
 }
 
-int procfs_parse_softirqs(const char *text, struct procfs_softirqs *s)
+/*
+ * The rows of /proc/softirqs or /proc/interrupts after the CPU header: for
+ * each, dest names the array its counts go to (NULL: a row not wanted) or
+ * sets *bad; add sums the counts into it instead of storing them
+ */
+static int parse_rows(const char *text, int *ncpu, int add,
+		      uint64_t *(*dest)(const char *p, const char *eol, void *ctx, int *bad), void *ctx)
 {
-	memset(s, 0, sizeof *s);
 	const char *line, *eol;
-	if (!(s->ncpu = cpu_columns(text, &line)))
+	if (!(*ncpu = cpu_columns(text, &line)))
 		return -EBADMSG;
 	for (; *line; line = eol + 1) {
 		eol = strchr(line, '\n');
@@ -96,16 +101,9 @@ int procfs_parse_softirqs(const char *text, struct procfs_softirqs *s)
 		const char *p = line;
 		while (*p == ' ')
 			p++;
-		uint64_t *dst = NULL;
-		if (!strncmp(p, "NET_RX:", 7))
-			dst = s->net_rx;
-		else if (!strncmp(p, "NET_TX:", 7))
-			dst = s->net_tx;
-		else if (!strncmp(p, "TIMER:", 6))
-			dst = s->timer;
-		else if (!strncmp(p, "SCHED:", 6))
-			dst = s->sched;
-		if (dst && row_counts(p, s->ncpu, dst, 0))
+		int bad = 0;
+		uint64_t *dst = dest(p, eol, ctx, &bad);
+		if (bad || (dst && row_counts(p, *ncpu, dst, add)))
 			return -EBADMSG;
 		if (!*eol)
 			break;
@@ -113,35 +111,50 @@ int procfs_parse_softirqs(const char *text, struct procfs_softirqs *s)
 	return 0;
 }
 
+static uint64_t *softirq_dest(const char *p, const char *eol, void *ctx, int *bad)
+{
+	struct procfs_softirqs *s = ctx;
+	(void)eol;
+	(void)bad;
+	if (!strncmp(p, "NET_RX:", 7))
+		return s->net_rx;
+	if (!strncmp(p, "NET_TX:", 7))
+		return s->net_tx;
+	if (!strncmp(p, "TIMER:", 6))
+		return s->timer;
+	if (!strncmp(p, "SCHED:", 6))
+		return s->sched;
+	return NULL;
+}
+
+int procfs_parse_softirqs(const char *text, struct procfs_softirqs *s)
+{
+	memset(s, 0, sizeof *s);
+	return parse_rows(text, &s->ncpu, 0, softirq_dest, s);
+}
+
+/* device interrupts (numbered rows) summed; the IPIs that wake or flush a CPU summed; the local timer */
+static uint64_t *interrupt_dest(const char *p, const char *eol, void *ctx, int *bad)
+{
+	struct procfs_interrupts *s = ctx;
+	const char *colon = strchr(p, ':');
+	if (!colon || colon > eol) {
+		*bad = 1;
+		return NULL;
+	}
+	if (isdigit((unsigned char)*p))
+		return s->dev;
+	if (!strncmp(p, "RES:", 4) || !strncmp(p, "CAL:", 4) || !strncmp(p, "TLB:", 4))
+		return s->ipi;
+	if (!strncmp(p, "LOC:", 4))
+		return s->timer;
+	return NULL;
+}
+
 int procfs_parse_interrupts(const char *text, struct procfs_interrupts *s)
 {
 	memset(s, 0, sizeof *s);
-	const char *line, *eol;
-	if (!(s->ncpu = cpu_columns(text, &line)))
-		return -EBADMSG;
-	for (; *line; line = eol + 1) {
-		eol = strchr(line, '\n');
-		if (!eol)
-			eol = line + strlen(line);
-		const char *p = line;
-		while (*p == ' ')
-			p++;
-		const char *colon = strchr(p, ':');
-		if (!colon || colon > eol)
-			return -EBADMSG;
-		uint64_t *dst = NULL;
-		if (isdigit((unsigned char)*p))
-			dst = s->dev;
-		else if (!strncmp(p, "RES:", 4) || !strncmp(p, "CAL:", 4) || !strncmp(p, "TLB:", 4))
-			dst = s->ipi;
-		else if (!strncmp(p, "LOC:", 4))
-			dst = s->timer;
-		if (dst && row_counts(p, s->ncpu, dst, 1))
-			return -EBADMSG;
-		if (!*eol)
-			break;
-	}
-	return 0;
+	return parse_rows(text, &s->ncpu, 1, interrupt_dest, s);
 }
 
 /* the number after "key :" on the line at p (up to eol), into *v; 0 or -1 */

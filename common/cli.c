@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,4 +317,13 @@ const char *cli_opt_value(int argc, char **argv, int *i, const char *name, int *
 		return NULL;
 	}
 	return argv[++*i];
+}
+
+int cli_fail(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return rc;
 }

@@ -14,6 +14,11 @@ struct cli_cpus {
 };
 
 /*
+ * cli_fail - an error text, printf-style, into err (errlen bytes), for code
+ * that reports -errno plus a text; returns rc
+ */
+int cli_fail(char *err, size_t errlen, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/*
  * cli_parse_cpulist - parse "0-3,5" (or "all", which copies *online) into
  * *out. -EINVAL on bad syntax or trailing junk, -ERANGE for a CPU number at
  * or above CLI_MAX_CPUS or a descending range.

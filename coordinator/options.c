@@ -4,7 +4,6 @@
 #include "common/safetext.h"
 #include "put/net.h"
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -324,16 +323,6 @@ static const char *hint(int id)
 	}
 }
 
-/* a usage error: the message in err, -EINVAL */
-static int usage_error(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int usage_error(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 int opts_parse(int argc, char **argv, struct opts *m, const struct opts_extra *extra,
 	       int (*on_extra)(int id, const char *val, void *ctx, char *err, size_t errlen), void *ctx, char *err,
@@ -358,7 +347,7 @@ int opts_parse(int argc, char **argv, struct opts *m, const struct opts_extra *e
 		const char *a = argv[i];
 		if (!strcmp(a, "--")) {
 			if (!m->workload)
-				return usage_error(err, errlen, "'--' before the workload name");
+				return cli_fail(err, errlen, -EINVAL, "'--' before the workload name");
 			for (; i < argc; i++)
 				if (m->nwargs < OPTS_MAX_WARGS)
 					m->wargs[m->nwargs++] = argv[i];
@@ -375,7 +364,7 @@ int opts_parse(int argc, char **argv, struct opts *m, const struct opts_extra *e
 			const struct opts_extra *x = o ? NULL : lookup(extra, name, len);
 			if (!o && !x) {
 				if (!m->workload)
-					return usage_error(err, errlen, "unknown option '%s'", a);
+					return cli_fail(err, errlen, -EINVAL, "unknown option '%s'", a);
 				if (m->nwargs < OPTS_MAX_WARGS)
 					m->wargs[m->nwargs++] = argv[i];
 				continue;
@@ -388,22 +377,22 @@ int opts_parse(int argc, char **argv, struct opts *m, const struct opts_extra *e
 				else if (i + 1 < argc)
 					val = argv[++i];
 				else
-					return usage_error(err, errlen, "option '--%s' needs a value", t->name);
+					return cli_fail(err, errlen, -EINVAL, "option '--%s' needs a value", t->name);
 			} else if (eq) {
-				return usage_error(err, errlen, "option '--%s' takes no value", t->name);
+				return cli_fail(err, errlen, -EINVAL, "option '--%s' takes no value", t->name);
 			}
 			if (o) {
 				if (common_opt(m, o->id, val))
-					return usage_error(err, errlen, "invalid value '%s' for --%s%s", val, o->name, hint(o->id));
+					return cli_fail(err, errlen, -EINVAL, "invalid value '%s' for --%s%s", val, o->name, hint(o->id));
 			} else {
 				char why[256] = "";
 				if (on_extra(x->id, val, ctx, why, sizeof why))
-					return usage_error(err, errlen, "%s", why[0] ? why : "invalid option value");
+					return cli_fail(err, errlen, -EINVAL, "%s", why[0] ? why : "invalid option value");
 			}
 			continue;
 		}
 		if (a[0] == '-' && a[1] && !m->workload)
-			return usage_error(err, errlen, "unknown option '%s'", a);
+			return cli_fail(err, errlen, -EINVAL, "unknown option '%s'", a);
 		if (!m->workload) {
 			m->workload = a;
 			m->wargs[m->nwargs++] = argv[i];
@@ -412,6 +401,6 @@ int opts_parse(int argc, char **argv, struct opts *m, const struct opts_extra *e
 		}
 	}
 	if (m->nwargs >= OPTS_MAX_WARGS)
-		return usage_error(err, errlen, "too many workload arguments (at most %d)", OPTS_MAX_WARGS - 1);
+		return cli_fail(err, errlen, -EINVAL, "too many workload arguments (at most %d)", OPTS_MAX_WARGS - 1);
 	return 0;
 }

@@ -1,11 +1,11 @@
 /* remote.c - the peer host's fluids: the coordinator's end of the control connection (put/ctl_wire.h) */
 #include "coordinator/remote.h"
+#include "common/cli.h"
 #include "common/dclock.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,15 +34,6 @@ int remote_control_addr(const char *kind, const char *peer_arg, struct net_addr 
 	return 0;
 }
 
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return rc;
-}
 
 static int send_frame(struct remote *r, unsigned type, const char *body, char *err, size_t errlen)
 {
@@ -50,10 +41,10 @@ static int send_frame(struct remote *r, unsigned type, const char *body, char *e
 	uint64_t calls = 0;
 	int n = ctl_frame(buf, sizeof buf, type, body);
 	if (n < 0)
-		return fail(err, errlen, n, "cannot frame a %s request", ctl_type_name(type));
+		return cli_fail(err, errlen, n, "cannot frame a %s request", ctl_type_name(type));
 	int rc = net_send_all(r->fd, buf, (size_t)n, &calls);
 	if (rc)
-		return fail(err, errlen, rc, "the peer host's fluids (%s): cannot send %s: %s", r->name, ctl_type_name(type),
+		return cli_fail(err, errlen, rc, "the peer host's fluids (%s): cannot send %s: %s", r->name, ctl_type_name(type),
 			    strerror(-rc));
 	return 0;
 }
@@ -73,33 +64,33 @@ static int read_frame(struct remote *r, uint64_t deadline, char *err, size_t err
 			int rc = ctl_reader_feed(r->rd, buf + *at, *have - *at, &used, &why);
 			*at += used;
 			if (rc < 0)
-				return fail(err, errlen, -EPROTO, "the peer host's fluids (%s): %s", r->name, why);
+				return cli_fail(err, errlen, -EPROTO, "the peer host's fluids (%s): %s", r->name, why);
 			if (rc == 0)
 				continue;
 			if (r->rd->type == CTL_ERROR)
-				return fail(err, errlen, -EREMOTEIO, "the peer host's fluids (%s): %s", r->name, r->rd->body);
+				return cli_fail(err, errlen, -EREMOTEIO, "the peer host's fluids (%s): %s", r->name, r->rd->body);
 			return 0;
 		}
 		*at = *have = 0;
 		uint64_t now = dclock_mono_ns();
 		if (now >= deadline)
-			return fail(err, errlen, -ETIMEDOUT, "the peer host's fluids (%s) did not answer in time", r->name);
+			return cli_fail(err, errlen, -ETIMEDOUT, "the peer host's fluids (%s) did not answer in time", r->name);
 		struct pollfd p = { .fd = r->fd, .events = POLLIN };
 		int w = poll(&p, 1, (int)((deadline - now) / 1000000 + 1));
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w < 0)
-			return fail(err, errlen, -errno, "the peer host's fluids (%s): %s", r->name, strerror(errno));
+			return cli_fail(err, errlen, -errno, "the peer host's fluids (%s): %s", r->name, strerror(errno));
 		if (w == 0)
 			continue;
 		ssize_t n = recv(r->fd, buf, sizeof r->in, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n == 0)
-			return fail(err, errlen, -ECONNRESET, "the peer host's fluids (%s): the peer closed the control connection",
+			return cli_fail(err, errlen, -ECONNRESET, "the peer host's fluids (%s): the peer closed the control connection",
 				    r->name);
 		if (n < 0)
-			return fail(err, errlen, -errno, "the peer host's fluids (%s): %s", r->name, strerror(errno));
+			return cli_fail(err, errlen, -errno, "the peer host's fluids (%s): %s", r->name, strerror(errno));
 		*have = (size_t)n;
 	}
 }
@@ -109,7 +100,7 @@ static int expect(struct remote *r, unsigned want, uint64_t deadline, char *err,
 {
 	int rc = read_frame(r, deadline, err, errlen);
 	if (!rc && r->rd->type != want)
-		rc = fail(err, errlen, -EPROTO, "the peer host's fluids (%s): a %s frame where %s was due", r->name,
+		rc = cli_fail(err, errlen, -EPROTO, "the peer host's fluids (%s): a %s frame where %s was due", r->name,
 			  ctl_type_name(r->rd->type), ctl_type_name(want));
 	return rc;
 }
@@ -124,23 +115,23 @@ static int hello(struct remote *r, char *err, size_t errlen)
 	if (!rc)
 		rc = net_recv_all(r->fd, b, NET_HELLO_HEAD_BYTES, &calls);
 	if (rc)
-		return fail(err, errlen, rc == -EAGAIN ? -ETIMEDOUT : rc, "%s: no answer to the control hello: %s", r->name,
+		return cli_fail(err, errlen, rc == -EAGAIN ? -ETIMEDOUT : rc, "%s: no answer to the control hello: %s", r->name,
 			    rc == -EAGAIN ? "timed out" : rc == -ECONNRESET ? "the peer closed the connection" : strerror(-rc));
 	if (net_hello_decode(b, NET_HELLO_HEAD_BYTES, &h) || h.kind != NET_ACK)
-		return fail(err, errlen, -EPROTO, "%s: the answer to the control hello is not a displace ack", r->name);
+		return cli_fail(err, errlen, -EPROTO, "%s: the answer to the control hello is not a displace ack", r->name);
 	if (h.status == NET_HELLO_BAD_VERSION)
-		return fail(err, errlen, -ECONNREFUSED, "%s: the peer speaks hello version %u, this coordinator %u: run the "
+		return cli_fail(err, errlen, -ECONNREFUSED, "%s: the peer speaks hello version %u, this coordinator %u: run the "
 							 "same displace on both ends", r->name, h.version, NET_HELLO_VERSION);
 	if ((rc = net_recv_all(r->fd, b + NET_HELLO_HEAD_BYTES, NET_HELLO_BYTES - NET_HELLO_HEAD_BYTES, &calls)))
-		return fail(err, errlen, rc, "%s: the control ack was cut short", r->name);
+		return cli_fail(err, errlen, rc, "%s: the control ack was cut short", r->name);
 	if (h.status == NET_HELLO_BAD_CONTROL)
-		return fail(err, errlen, -ECONNREFUSED, "%s: the peer speaks control version %u, this coordinator %u: run the "
+		return cli_fail(err, errlen, -ECONNREFUSED, "%s: the peer speaks control version %u, this coordinator %u: run the "
 							 "same displace on both ends", r->name, h.msg_bytes, CTL_VERSION);
 	if (h.status == NET_HELLO_NO_FLUIDS)
-		return fail(err, errlen, -ECONNREFUSED, "%s runs no fluids: start it as 'displace serve --fluid-cpus LIST'",
+		return cli_fail(err, errlen, -ECONNREFUSED, "%s runs no fluids: start it as 'displace serve --fluid-cpus LIST'",
 			    r->name);
 	if (h.status != NET_HELLO_OK)
-		return fail(err, errlen, -ECONNREFUSED, "%s refused the control connection: %s", r->name,
+		return cli_fail(err, errlen, -ECONNREFUSED, "%s refused the control connection: %s", r->name,
 			    net_hello_status_str(h.status));
 	return 0;
 }
@@ -153,17 +144,17 @@ int remote_open(struct remote *r, const struct net_addr *a, const char *cpus_arg
 	r->fd = -1;
 	net_format_addr(a, r->name, sizeof r->name);
 	if (!(r->rd = malloc(sizeof *r->rd)))
-		return fail(err, errlen, -ENOMEM, "out of memory");
+		return cli_fail(err, errlen, -ENOMEM, "out of memory");
 	ctl_reader_init(r->rd, CTL_MAX_BODY);
 	int rc = net_connect(a, SOCK_STREAM, &r->fd, err, errlen);
 	if (!rc && (rc = net_set_timeouts(r->fd, REMOTE_ANSWER_NS, REMOTE_ANSWER_NS)))
-		fail(err, errlen, rc, "%s: cannot set the socket timeouts", r->name);
+		cli_fail(err, errlen, rc, "%s: cannot set the socket timeouts", r->name);
 	if (!rc)
 		rc = hello(r, err, errlen);
 	if (!rc)
 		rc = expect(r, CTL_INFO, dclock_mono_ns() + REMOTE_ANSWER_NS, err, errlen);
 	if (!rc && ctl_info_parse(r->rd->body, &info, why, sizeof why))
-		rc = fail(err, errlen, -EPROTO, "%s: a malformed INFO: %s", r->name, why);
+		rc = cli_fail(err, errlen, -EPROTO, "%s: a malformed INFO: %s", r->name, why);
 	if (rc) {
 		remote_close(r);
 		return rc;
@@ -175,13 +166,13 @@ int remote_open(struct remote *r, const struct net_addr *a, const char *cpus_arg
 		r->cpus = r->offered;
 	} else if (cli_parse_cpulist(cpus_arg, NULL, &r->cpus) || r->cpus.n > CTL_MAX_CPUS) {
 		remote_close(r);
-		return fail(err, errlen, -EINVAL, "invalid value '%s' for --remote-cpus ('all' or CPUs of the peer host, "
+		return cli_fail(err, errlen, -EINVAL, "invalid value '%s' for --remote-cpus ('all' or CPUs of the peer host, "
 						  "which offers %s)", cpus_arg, list);
 	}
 	for (int i = 0; i < r->cpus.n; i++)
 		if (!cli_cpus_contains(&r->offered, r->cpus.cpu[i])) {
 			remote_close(r);
-			return fail(err, errlen, -EINVAL, "--remote-cpus %s: the peer host %s offers CPUs %s only (its "
+			return cli_fail(err, errlen, -EINVAL, "--remote-cpus %s: the peer host %s offers CPUs %s only (its "
 							  "--fluid-cpus)", cpus_arg, r->name, list);
 		}
 	return 0;
@@ -195,7 +186,7 @@ static int request(struct remote *r, unsigned type, const struct exp_fluid_opts 
 	if (f)
 		snprintf(q.sched, sizeof q.sched, "%s", f->sched);
 	if (ctl_req_format(&q, body, sizeof body))
-		return fail(err, errlen, -EMSGSIZE, "a %s request too long for the control exchange", ctl_type_name(type));
+		return cli_fail(err, errlen, -EMSGSIZE, "a %s request too long for the control exchange", ctl_type_name(type));
 	return send_frame(r, type, body, err, errlen);
 }
 
@@ -217,18 +208,18 @@ static int reports(struct remote *r, uint64_t deadline, int want_time, struct fl
 		if (r->rd->type == CTL_DONE)
 			break;
 		if (r->rd->type != CTL_REPORT)
-			return fail(err, errlen, -EPROTO, "the peer host's fluids (%s): a %s frame among the reports", r->name,
+			return cli_fail(err, errlen, -EPROTO, "the peer host's fluids (%s): a %s frame among the reports", r->name,
 				    ctl_type_name(r->rd->type));
 		if (report_parse_fluid(r->rd->body, &one, why, sizeof why))
-			return fail(err, errlen, -EPROTO, "cannot parse the report of a fluid on the peer host: %s", why);
+			return cli_fail(err, errlen, -EPROTO, "cannot parse the report of a fluid on the peer host: %s", why);
 		int i = 0;
 		while (i < r->cpus.n && r->cpus.cpu[i] != one.cpu)
 			i++;
 		if (i == r->cpus.n || seen[i]++)
-			return fail(err, errlen, -EPROTO, "the peer host's fluids (%s): a report of CPU %d, not asked for or "
+			return cli_fail(err, errlen, -EPROTO, "the peer host's fluids (%s): a report of CPU %d, not asked for or "
 							  "twice", r->name, one.cpu);
 		if ((strcmp(one.stop, "time") == 0) != (want_time != 0))
-			return fail(err, errlen, want_time ? -ECHILD : -ETIMEDOUT,
+			return cli_fail(err, errlen, want_time ? -ECHILD : -ETIMEDOUT,
 				    want_time ? "the fluid on the peer host's CPU %d stopped early (stop=%s): something there "
 						"stopped it"
 					      : "the fluid on the peer host's CPU %d reached its time limit (stop=%s) before the "
@@ -240,7 +231,7 @@ static int reports(struct remote *r, uint64_t deadline, int want_time, struct fl
 	}
 	unsigned said;
 	if (ctl_done_parse(r->rd->body, &said) || said != n || n != (unsigned)r->cpus.n)
-		return fail(err, errlen, -EPROTO, "the peer host's fluids (%s): %u reports for %d CPUs", r->name, n,
+		return cli_fail(err, errlen, -EPROTO, "the peer host's fluids (%s): %u reports for %d CPUs", r->name, n,
 			    r->cpus.n);
 	return 0;
 }

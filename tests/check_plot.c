@@ -14,7 +14,7 @@ static const double x[] = { 1000, 2000 }, y[] = { 5, 6 }, e[] = { 0.5, 0.25 };
 
 static int plot(const char *path, const char *title, char *hint, size_t len)
 {
-	struct plot_series s[] = { { "displacement (95% CI)", x, y, e, 2 }, { "getrusage", x, y, NULL, 2 } };
+	struct plot_series s[] = { { "displacement (95% CI)", x, y, e, 2, NULL }, { "getrusage", x, y, NULL, 2, NULL } };
 	return plot_write(path, title, "size", "µs", s, 2, hint, len);
 }
 

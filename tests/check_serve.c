@@ -1365,7 +1365,8 @@ static void ctl_reports(int fd, struct ctl_reader *rd, int cpu, int by_time)
 {
 	struct fluid_report r;
 	char why[128];
-	ck_assert_int_eq(ctl_read(fd, rd), CTL_REPORT);
+	int type = ctl_read(fd, rd);
+	ck_assert_msg(type == CTL_REPORT, "frame %d, not a report: %s", type, rd->body);
 	ck_assert_msg(report_parse_fluid(rd->body, &r, why, sizeof why) == 0, "%s: %s", why, rd->body);
 	ck_assert_int_eq(r.cpu, cpu);
 	ck_assert_uint_gt(r.loops, 0);
