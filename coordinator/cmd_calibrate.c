@@ -145,15 +145,13 @@ static int calibrate_cpu(struct exp_env *e, int cpu, const struct exp_fluid_opts
 			snprintf(err, errlen, "out of memory");
 		*done += 1;
 		msg_progress_update(prog, *done);
-		if (!rc && !pl->reps && acc.n == STEIN_N0) {
-			struct stats_summary first;
-			stats_summarize(acc.tau, acc.n, 0.95, &first);
-			res->stein_n = stats_stein_n(first.sd, acc.n, pl->target * first.mean, 0.95);
-			want = res->stein_n > want ? res->stein_n : want;
-		}
-		if (!pl->reps && acc.n >= 2) {
+		if (!rc && !pl->reps && acc.n >= 2) {
 			struct stats_summary t;
 			stats_summarize(acc.tau, acc.n, 0.95, &t);
+			if (acc.n == STEIN_N0) {
+				res->stein_n = stats_stein_n(t.sd, acc.n, pl->target * t.mean, 0.95);
+				want = res->stein_n > want ? res->stein_n : want;
+			}
 			msg_progress_ci(prog, 100 * t.ci_half / t.mean, 100 * pl->target);
 			/*
 			 * Stein's number is a floor, not a stop: the host's speed
