@@ -113,7 +113,7 @@ $(BIN)/displace: $(OUT)/obj/coordinator/main.o $(COORD_OBJ) $(CALIB_OBJ) $(COMMO
 	$(CC) -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
 
 # The fluid is one small, unsanitized program.
-$(BIN)/fluid: $(call nosan,fluid/fluid.c $(FLUIDARG_SRC) $(COMMON_SRC)) $(KERNEL_OBJ)
+$(BIN)/fluid: $(call nosan,fluid/fluid.c $(FLUIDARG_SRC) $(COMMON_SRC) calib/procfs.c) $(KERNEL_OBJ)
 	@mkdir -p $(@D)
 	$(CC) -o $@ $^ -pthread $(HARDEN_LDFLAGS) -lm
 

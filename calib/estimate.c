@@ -27,7 +27,11 @@ int est_cal_from(const struct fluid_report *r, int use_steal, struct est_cal *c)
 	if (c->g_nosteal < 0)
 		c->g_nosteal = 0;
 	c->post_rate = c->wall_ns > 0 ? fluid_post_extra_ns(r) / c->wall_ns : 0;
-	c->off_rate = r->task_clock_ns.avail && c->wall_ns > 0 ? (c->wall_ns - r->task_clock_ns.v) / c->wall_ns : NAN;
+	/* idle time is no one's: a CPU limit held the fluid (0 when unknown, as it is without a limit) */
+	double idle = r->idle_ns.avail ? r->idle_ns.v : 0;
+	c->idle_rate = r->idle_ns.avail && c->wall_ns > 0 ? idle / c->wall_ns : NAN;
+	c->off_rate = r->task_clock_ns.avail && c->wall_ns > 0 ? (c->wall_ns - r->task_clock_ns.v - idle) / c->wall_ns
+							       : NAN;
 	return 0;
 }
 
@@ -49,14 +53,18 @@ int est_cpu_from(const struct fluid_report *corun, const struct est_cal *before,
 	/*
 	 * off-CPU: the fluid's task-clock runs while it is the CPU's current
 	 * task, from switch-in to switch-out (perf, local_clock), so wall time
-	 * less it is the time others ran; less what others took from the fluid
-	 * alone (b, in the calibrations)
+	 * less it, less the time the CPU was idle (a CPU limit throttled the
+	 * fluid and the PUT alike), is the time others ran; less what others
+	 * took from the fluid alone (b, in the calibrations)
 	 */
 	if (corun->task_clock_ns.avail && isfinite(before->off_rate) && isfinite(after->off_rate)) {
-		e->t_put_offcpu_ns = e->t2_ns - corun->task_clock_ns.v - (before->off_rate + after->off_rate) / 2 * e->t2_ns;
+		e->b = (before->off_rate + after->off_rate) / 2;
+		e->others_ns = e->b * e->t2_ns;
+		e->idle_ns = corun->idle_ns.avail ? corun->idle_ns.v : 0;
+		e->t_put_offcpu_ns = e->t2_ns - corun->task_clock_ns.v - e->idle_ns - e->others_ns;
 		e->bg_ns = fabs(after->off_rate - before->off_rate) / 2 * e->t2_ns;
 	} else {
-		e->t_put_offcpu_ns = e->bg_ns = NAN;
+		e->t_put_offcpu_ns = e->bg_ns = e->b = e->others_ns = e->idle_ns = NAN;
 	}
 	/* drift-robust: the fluid's own undisturbed speed during the co-run */
 	e->tau0_2_ns = fluid_tau0_ns(corun);
@@ -207,6 +215,9 @@ int est_run_from(const struct est_run_in *in, struct est_run *run, int *bad_cpu)
 			run->lf1 = (in->before[i].wall_ns / in->before[i].tau_ns + in->after[i].wall_ns / in->after[i].tau_ns) / 2;
 			run->res_ns = est_res_ns(in->delta_ns, run->l2, run->lf1);
 			run->steal_ns = e.steal_ns;
+			run->others_share = e.b;
+			run->others_ns = e.others_ns;
+			run->idle_share = (in->before[i].idle_rate + in->after[i].idle_rate) / 2;
 			run->fluid_tc_ns = val_ns(&in->fluid[i].task_clock_ns);
 			run->fluid_cpu_ns = (double)in->fluid[i].cpu_ns;
 		}

@@ -53,7 +53,8 @@ struct est_cal {
 	double steal_ns;        /* stolen while the fluid was current (0 if unknown) */
 	double g_nosteal;       /* background per loop without steal */
 	double tau_raw_ns;      /* T/L by the real clock (tau_ns unless a slow clock is simulated) */
-	double off_rate;        /* (T - C) / T: the share of the CPU the fluid was off it, alone; NAN without task-clock */
+	double off_rate;        /* (T - C - idle) / T: the share of the CPU others took, alone; NAN without task-clock */
+	double idle_rate;       /* idle / T: the share a CPU limit held the fluid off an idle CPU; NAN: unknown */
 };
 
 /*
@@ -73,6 +74,9 @@ struct est_cpu {
 	double t_put_ns;         /* classic displacement */
 	double t_put_offcpu_ns;  /* off-CPU: T_F(2) - C_F(2) - b T_F(2); NAN without the fluid's task-clock */
 	double bg_ns;            /* |b(after) - b(before)| / 2 T_F(2): what the off-CPU bracket can be off by */
+	double b;                /* (b(before) + b(after)) / 2: the share of the CPU others took from the fluid alone */
+	double others_ns;        /* b T_F(2): the others' time the off-CPU estimator takes out */
+	double idle_ns;          /* the CPU's idle time in the co-run, also taken out (0: unknown) */
 	double t_put_robust_ns;  /* drift-robust displacement */
 	double drift_ns;         /* |after - before| / 2 * L_F(2): what the bracket can be off by */
 	double calib_ns;         /* tau_F uncertainty * L_F(2) */
@@ -172,6 +176,13 @@ struct est_run {
 	double drift_ns, calib_ns, cache_ns, res_ns, bg_ns;
 	double tau_f_ns, tau0_ns, t2_ns, l2, lf1;    /* on the PUT's CPU */
 	double steal_ns;                            /* removed by the drift-robust estimator */
+	/*
+	 * On the PUT's CPU: the share of it other tasks took from the fluid in
+	 * the calibrations (b), and b T_F(2), the time the off-CPU estimator
+	 * takes out for them (NAN without the fluid's task-clock)
+	 */
+	double others_share, others_ns;
+	double idle_share;                          /* ... and the share it was idle, the fluid held off it (NAN: unknown) */
 	double peer_ns;                             /* the local peer's CPU time in the run (schedstat) */
 	double net_rx[EST_MAX_CPUS], net_tx[EST_MAX_CPUS];
 	double put_wall_ns;                         /* put's own loop wall time */

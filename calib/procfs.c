@@ -195,6 +195,8 @@ int procfs_parse_timer_list(const char *text, struct procfs_idle *s)
 		} else if (cpu >= 0 && !tl_field(line, eol, ".idle_sleeptime", &v)) {
 			s->sleep_ns[cpu] = v;
 			seen++;
+		} else if (cpu >= 0 && !tl_field(line, eol, ".iowait_sleeptime", &v)) {
+			s->iowait_ns[cpu] = v;
 		} else if (cpu >= 0 && !tl_field(line, eol, ".idle_entrytime", &v)) {
 			s->entry_ns[cpu] = v;
 		} else if (cpu >= 0 && !tl_field(line, eol, ".idle_exittime", &v)) {
@@ -214,6 +216,13 @@ int64_t procfs_idle_ns(const struct procfs_idle *s, int cpu)
 	if (s->entry_ns[cpu] > s->exit_ns[cpu] && s->now_ns > s->entry_ns[cpu])
 		idle += s->now_ns - s->entry_ns[cpu];
 	return (int64_t)idle;
+}
+
+int64_t procfs_idle_ended_ns(const struct procfs_idle *s, int cpu)
+{
+	if (cpu < 0 || cpu >= s->ncpu)
+		return -1;
+	return (int64_t)(s->sleep_ns[cpu] + s->iowait_ns[cpu]);
 }
 
 int procfs_parse_loadavg(const char *text, struct procfs_loadavg *l)

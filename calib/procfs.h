@@ -47,6 +47,7 @@ struct procfs_idle {
 	int ncpu;
 	uint64_t now_ns;                     /* "now at" of the reading */
 	uint64_t sleep_ns[PROCFS_MAX_CPUS];  /* idle_sleeptime: idle periods that have ended */
+	uint64_t iowait_ns[PROCFS_MAX_CPUS]; /* iowait_sleeptime: the same, with a task of the CPU waiting on I/O */
 	uint64_t entry_ns[PROCFS_MAX_CPUS];  /* the last idle entry */
 	uint64_t exit_ns[PROCFS_MAX_CPUS];   /* the last idle exit */
 };
@@ -77,6 +78,14 @@ int procfs_parse_timer_list(const char *text, struct procfs_idle *s);
  * plus the open one when the CPU was idle then; -1 if unknown
  */
 int64_t procfs_idle_ns(const struct procfs_idle *s, int cpu);
+/*
+ * procfs_idle_ended_ns - cpu's idle time in the periods that have ended
+ * (idle_sleeptime + iowait_sleeptime): exact when read by a task running on
+ * that CPU, which is not idle then. (The entry and exit times cannot say
+ * whether a period is open: kernels set the exit time only when the idle
+ * period stopped the tick.) -1 if unknown
+ */
+int64_t procfs_idle_ended_ns(const struct procfs_idle *s, int cpu);
 /* procfs_parse_loadavg - parse /proc/loadavg */
 int procfs_parse_loadavg(const char *text, struct procfs_loadavg *l);
 /* procfs_parse_pid_stat - parse /proc/<pid>/stat (a comm may hold spaces and parentheses) */

@@ -118,6 +118,13 @@ int report_parse_fluid(const char *line, struct fluid_report *r, char *err, size
 		return rc;
 	if ((rc = get_val(line, "task_clock_ns", &r->task_clock_ns, err, errlen)))
 		return rc;
+	char idle[32];
+	if (report_field(line, "idle_ns", idle, sizeof idle)) {
+		if ((rc = get_val(line, "idle_ns", &r->idle_ns, err, errlen)))
+			return rc;
+	} else {
+		r->idle_ns = (struct report_val){ .v = NAN, .why = "absent" };
+	}
 	if (!report_field(line, "hist", hist, sizeof hist) || chunkstat_parse_hist(hist, r->hist)) {
 		snprintf(err, errlen, "bad or missing field 'hist'");
 		return -EBADMSG;

@@ -25,6 +25,12 @@ struct fluid_report {
 	uint64_t clock_res_ns;
 	uint64_t raw_start_ns, raw_end_ns; /* by the real clock; start_ns, end_ns when not simulating one */
 	struct report_val task_clock_ns; /* perf task-clock of the fluid: includes steal */
+	/*
+	 * the fluid's CPU idle in the run (/proc/timer_list, root only): the
+	 * fluid never blocks, so only a cgroup's CPU limit (cpu.max) leaves the
+	 * CPU idle while it runs; not available from an older fluid
+	 */
+	struct report_val idle_ns;
 	uint64_t hist[CHUNKSTAT_BUCKETS];
 };
 

@@ -22,6 +22,11 @@ int sum_startup_check(double s_ns, char *why, size_t len)
 	return 1;
 }
 
+int sum_shared_cpu(const struct summary *s)
+{
+	return s->others_share >= SUM_MAX_OTHERS_SHARE;
+}
+
 double sum_fluid_share(const struct summary *s)
 {
 	/* tau0 is the fluid's speed in its undisturbed chunks during the co-runs */
@@ -422,7 +427,10 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 			def = SUM_CLASSIC; /* one estimator for both ends */
 	sum->estimator = (enum sum_estimator)def;
 
-	double e_drift = 0, e_calib = 0, e_cache = 0, e_res = 0, e_bg = 0, tf = 0, t0 = 0, wall = 0, wall_ops = 0;
+	double e_drift = 0, e_calib = 0, e_cache = 0, e_res = 0, e_bg = 0, e_sh = 0, tf = 0, t0 = 0, wall = 0,
+	       wall_ops = 0, idle = 0, nidle = 0;
+	double *others = calloc(nruns ? nruns : 1, sizeof *others);
+	size_t nothers = 0;
 	double rx[EST_MAX_CPUS] = { 0 }, tx[EST_MAX_CPUS] = { 0 }, ipi[EST_MAX_CPUS] = { 0 },
 	       dev[EST_MAX_CPUS] = { 0 }, ops_total = 0, ops_all = 0;
 	/* a series is summarized again as it grows (--precision): the flags are this summary's */
@@ -434,6 +442,12 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 				memcpy(sum->os_why[k], r->os_why[k], sizeof sum->os_why[k]);
 		tf += r->tau_f_ns;
 		t0 += r->tau0_ns;
+		if (others && r->ops && isfinite(r->others_share))
+			others[nothers++] = r->others_share;
+		if (r->ops && isfinite(r->idle_share)) {
+			idle += r->idle_share;
+			nidle++;
+		}
 		wall += r->put_wall_ns;
 		wall_ops += (double)r->ops;
 		if (r->cmd_status > 0 && !sum->cmd_status)
@@ -458,6 +472,7 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 		e_cache += (a->cache_ns + (b ? b->cache_ns : 0)) / ops;
 		e_res += (a->res_ns + (b ? b->res_ns : 0)) / ops;
 		e_bg += (a->bg_ns + (b ? b->bg_ns : 0)) / ops;
+		e_sh += (a->others_ns - (b ? b->others_ns : 0)) / ops;
 		for (int c = 0; c < sum->ncpu; c++) {
 			rx[c] += a->net_rx[c] - (b ? b->net_rx[c] : 0);
 			tx[c] += a->net_tx[c] - (b ? b->net_tx[c] : 0);
@@ -541,7 +556,14 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 		sum->e_cache_ns = e_cache / all;
 		sum->e_res_ns = e_res / all;
 		sum->e_bg_ns = e_bg / all;
+		sum->e_shared_ns = e_sh / all;
+	} else {
+		sum->e_shared_ns = NAN;
 	}
+	/* the median: a neighbour is there in every run, a noisy host's burst in a few */
+	sum->others_share = nothers ? stats_median(others, nothers) : NAN;
+	free(others);
+	sum->idle_share = nidle ? idle / nidle : NAN;
 	consistency(runs, nruns, sum);
 	perturbation(runs, nruns, o, &sum->perturb);
 	if (o->nremote && e)

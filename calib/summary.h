@@ -78,6 +78,17 @@ struct summary {
 	char startup_why[160];         /* why S is not measurable, or "" (sum_startup_check) */
 	double e_res_ns, e_start_ns, e_drift_ns, e_calib_ns, e_cache_ns; /* per op */
 	double e_bg_ns;                /* off-CPU: the background share's change between calibrations, per op */
+	/*
+	 * A CPU shared with other tasks: the share of the measured CPU they
+	 * took from the fluid in the calibrations (b, the median over the runs;
+	 * NAN: unknown), and the
+	 * time per op the off-CPU estimator takes out for them. Beside the PUT
+	 * such a task competes with it and can take less than alone, so the
+	 * result can be low by up to e_shared_ns (sum_shared_cpu).
+	 */
+	double others_share, e_shared_ns;
+	/* the share of the calibrations the CPU was idle, a CPU limit holding the fluid (NAN: unknown) */
+	double idle_share;
 	int ncpu;
 	int cpu_id[EST_MAX_CPUS];
 	double cpu_tau_ns[EST_MAX_CPUS];   /* the result's estimator, per fluid CPU */
@@ -141,6 +152,15 @@ const char *sum_estimator_key(enum sum_estimator e);
  * the reason in why) when s_ns is negative, else 0.
  */
 int sum_startup_check(double s_ns, char *why, size_t len);
+
+/*
+ * sum_shared_cpu - whether other tasks took at least SUM_MAX_OTHERS_SHARE
+ * of the measured CPU from the fluid in the calibrations: a quiet CPU's
+ * kernel threads take about 0.1 %, a neighbour its own share
+ * (bench/RESULTS.md, ci-coverage under noise)
+ */
+#define SUM_MAX_OTHERS_SHARE 0.01
+int sum_shared_cpu(const struct summary *s);
 
 /*
  * sum_fluid_share - the fluid's speed in the bracketing calibrations as a

@@ -187,7 +187,10 @@ int cmd_measure(int argc, char **argv)
 
 	int untrusted = 0;
 	if (s.ops == 0) {
-		untrusted = measuring_warn_busy(&r, sum_fluid_share(&sum));
+		struct measuring_busy busy;
+		measuring_busy_init(&busy);
+		measuring_busy_add(&busy, &sum);
+		untrusted = measuring_warn_busy(&r, &busy);
 		if (r.m.json) {
 			/*
 			 * Every key a cost has, null (no operation, no cost per
@@ -234,7 +237,10 @@ int cmd_measure(int argc, char **argv)
 			 100 * t->ci_half / fabs(t->mean));
 		untrusted = 1;
 	}
-	if (measuring_warn_busy(&r, sum_fluid_share(&sum)))
+	struct measuring_busy busy;
+	measuring_busy_init(&busy);
+	measuring_busy_add(&busy, &sum);
+	if (measuring_warn_busy(&r, &busy))
 		untrusted = 1;
 	if (measuring_check_truth(&r, &sum, ""))
 		untrusted = 1;

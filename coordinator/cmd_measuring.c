@@ -118,14 +118,51 @@ void measuring_drift_note(const struct session *s)
 			 s->m.cpu, 100 * d, s->store.date);
 }
 
-int measuring_warn_busy(const struct session *s, double share)
+void measuring_busy_init(struct measuring_busy *b)
 {
-	if (share >= SUM_MIN_FLUID_SHARE)
+	*b = (struct measuring_busy){ .share = 1, .others = 0, .bound_pct = 0, .bound_ns = 0, .idle = 0 };
+}
+
+void measuring_busy_add(struct measuring_busy *b, const struct summary *sum)
+{
+	b->share = fmin(b->share, sum_fluid_share(sum));
+	if (isfinite(sum->others_share))
+		b->others = fmax(b->others, sum->others_share);
+	if (isfinite(sum->idle_share))
+		b->idle = fmax(b->idle, sum->idle_share);
+	double pct = 100 * sum->e_shared_ns / fabs(sum->tau.mean);
+	if (isfinite(pct) && pct > b->bound_pct) {
+		b->bound_pct = pct;
+		b->bound_ns = sum->e_shared_ns;
+	}
+}
+
+int measuring_warn_busy(const struct session *s, const struct measuring_busy *b)
+{
+	char how[96];
+	snprintf(how, sizeof how, "find it with: ps -eLo pid,psr,pcpu,comm | awk '$2 == %d'", s->m.cpu);
+	if (b->others >= SUM_MAX_OTHERS_SHARE) {
+		char bound[96] = "";
+		if (b->bound_pct > 0)
+			snprintf(bound, sizeof bound, " by up to %.2f µs per operation (%.1f%%)", b->bound_ns / 1e3,
+				 b->bound_pct);
+		msg_warn("in the calibrations around the runs the fluid was off %.1f%% of CPU %d: another process held it; "
+			 "beside the PUT it competes with the PUT and can take less of the CPU than alone, so the result "
+			 "can be low%s; %s and stop it, or measure another CPU with --cpu",
+			 100 * b->others, s->m.cpu, bound, how);
+		return 1;
+	}
+	if (b->idle >= SUM_MAX_OTHERS_SHARE)
+		msg_info("CPU %d was idle %.0f%% of the calibrations though the fluid was ready to run: a CPU limit "
+			 "(cgroup cpu.max) throttled the measurement; the off-CPU estimator leaves idle time out, the "
+			 "others do not (docs/estimators.md)",
+			 s->m.cpu, 100 * b->idle);
+	if (b->share >= SUM_MIN_FLUID_SHARE || b->idle >= SUM_MAX_OTHERS_SHARE)
 		return 0;
-	msg_warn("in the calibrations around the runs the fluid got only %.0f%% of CPU %d: another process held it, "
-		 "and its work is in the displacement; find it with: ps -eLo pid,psr,pcpu,comm | awk '$2 == %d' "
-		 "and stop it, or measure another CPU with --cpu",
-		 100 * share, s->m.cpu, s->m.cpu);
+	msg_warn("in the calibrations around the runs the fluid ran at only %.0f%% of its undisturbed speed on CPU %d, "
+		 "and no other process took the CPU from it: interrupts or the hypervisor held it, and the result and "
+		 "its CI carry their changes; measure when the host is quieter, or another CPU with --cpu",
+		 100 * b->share, s->m.cpu);
 	return 1;
 }
 

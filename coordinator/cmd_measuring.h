@@ -40,12 +40,28 @@ unsigned measuring_whole_pairs(unsigned reps, const char *why);
 /* measuring_drift_note - after the first calibration: say if tau_F moved since the stored one */
 void measuring_drift_note(const struct session *s);
 /*
- * measuring_warn_busy - when the lowest fluid share of a command's
- * summaries (sum_fluid_share) is below SUM_MIN_FLUID_SHARE, another
- * process held the measured CPU and its work is in the displacement:
- * warns and returns 1, else 0.
+ * What the calibrations say of the measured CPU over a command's summaries:
+ * the fluid's lowest speed share (sum_fluid_share), the largest share other
+ * tasks took (others_share), and the largest bound that puts on a result
+ * (e_shared_ns), as a share of that result.
  */
-int measuring_warn_busy(const struct session *s, double share);
+struct measuring_busy {
+	double share, others, bound_pct, bound_ns, idle;
+};
+/* measuring_busy_init - nothing seen yet; measuring_busy_add - one summary more */
+void measuring_busy_init(struct measuring_busy *b);
+void measuring_busy_add(struct measuring_busy *b, const struct summary *sum);
+/*
+ * measuring_warn_busy - when other tasks took SUM_MAX_OTHERS_SHARE or more
+ * of the measured CPU (sum_shared_cpu), another process shared it: beside
+ * the PUT it may take less than alone, and the result can be low by up to
+ * the bound; when the fluid's speed share is below SUM_MIN_FLUID_SHARE and
+ * no task took it, interrupts or the hypervisor held the CPU (a note
+ * instead when a CPU limit held the fluid off an idle CPU, which the
+ * off-CPU estimator leaves out). Warns and returns 1 in the first two
+ * cases, else 0.
+ */
+int measuring_warn_busy(const struct session *s, const struct measuring_busy *b);
 /*
  * measuring_check_truth - what the estimators, the perturbation check and
  * the consistency check say of one summary (label: "" or e.g. "1000 B: "):

@@ -926,14 +926,15 @@ static int warn(struct predict *pd, int failed)
 {
 	struct session *r = &pd->r;
 	size_t outliers = 0, unsat = 0, nbelow_c = 0, missed = 0;
-	double share = 1;
+	struct measuring_busy busy;
+	measuring_busy_init(&busy);
 	for (size_t i = 0; i < pd->n; i++) {
 		const struct psize *p = &pd->ps[i];
 		outliers += p->sblock.outliers + (clients_mode(pd) ? 0 : p->scost.outliers);
 		unsat += p->pr.nunsat;
-		share = fmin(share, sum_fluid_share(&p->sblock));
+		measuring_busy_add(&busy, &p->sblock);
 		if (!clients_mode(pd))
-			share = fmin(share, sum_fluid_share(&p->scost));
+			measuring_busy_add(&busy, &p->scost);
 		missed += fabs(p->pr.err_pct[PRED_DISPLACEMENT]) > PRED_TARGET_PCT;
 	}
 	if (outliers)
@@ -946,7 +947,7 @@ static int warn(struct predict *pd, int failed)
 		msg_warn("%zu saturated runs were left out: the sender had its CPU less than %.0f%% of the time "
 			 "(other work on CPU %d, or it waited for replies: try a larger --window)",
 			 unsat, 100 * PRED_MIN_SAT_SHARE, r->m.cpu);
-	int host_busy = measuring_warn_busy(r, share);
+	int host_busy = measuring_warn_busy(r, &busy);
 	for (size_t i = 0; i < pd->n; i++) {
 		char label[64];
 		snprintf(label, sizeof label, "%" PRIu64 " B, the blocking operation: ", pd->ps[i].size);

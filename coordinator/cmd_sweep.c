@@ -347,10 +347,11 @@ int cmd_sweep(int argc, char **argv)
 		msg_warn("%zu pairs were outliers and were left out: other work ran during them; sweep on a quiet host or "
 			 "add --reps",
 			 outliers);
-	double share = 1;
+	struct measuring_busy shared;
+	measuring_busy_init(&shared);
 	for (size_t i = 0; i < n; i++)
-		share = fmin(share, sum_fluid_share(&sum[i]));
-	int busy = measuring_warn_busy(&r, share);
+		measuring_busy_add(&shared, &sum[i]);
+	int busy = measuring_warn_busy(&r, &shared);
 	for (size_t i = 0; i < n; i++) {
 		char label[48];
 		snprintf(label, sizeof label, "%" PRIu64 " B: ", ser[i].size_bytes);

@@ -94,6 +94,10 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 	json_object_set_new(o, "clock_resolution_ns", jout_num(so->delta_ns));
 	json_object_set_new(o, "tau_f_ns", jout_num(s->tau_f_ns));
 	json_object_set_new(o, "tau0_ns", jout_num(s->tau0_ns));
+	/* a CPU shared with other tasks (sum_shared_cpu): their share, and how low the result can be for it */
+	json_object_set_new(o, "others_cpu_pct", jout_num(100 * s->others_share));
+	json_object_set_new(o, "idle_cpu_pct", jout_num(100 * s->idle_share));
+	json_object_set_new(o, "shared_cpu_bound_us", sum_shared_cpu(s) ? jout_num(s->e_shared_ns / 1e3) : json_null());
 	json_object_set_new(o, "put_wall_per_op_us", jout_num(s->put_wall_per_op_ns / 1e3));
 	json_t *cpu = json_array();
 	for (int i = 0; i < s->ncpu; i++)

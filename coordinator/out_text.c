@@ -243,6 +243,10 @@ void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so,
 	if (s->estimator == SUM_OFFCPU)
 		fprintf(f, "    e_backgr     %-11s change of the background share between the calibrations\n",
 			us(s->e_bg_ns, a, sizeof a));
+	if (sum_shared_cpu(s))
+		fprintf(f, "    e_shared     -%-10s other processes took %.1f%% of the CPU from the fluid alone: beside "
+			   "the PUT they can take less\n",
+			us(s->e_shared_ns, a, sizeof a), 100 * s->others_share);
 	const char *cl = s->estimator == SUM_OFFCPU ? " (classic)" : "";
 	fprintf(f, "    e_drift      %-11s tau_F change between the calibrations around each run%s\n",
 		us(s->e_drift_ns, a, sizeof a), cl);

@@ -14,6 +14,7 @@
 #include "fluid/fluid_args.h"
 #include "fluid/spin.h"
 #include "common/taskclock.h"
+#include "calib/procfs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -116,6 +117,18 @@ static uint64_t cpu_time_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * The idle time of a CPU so far, exact, from /proc/timer_list (root only),
+ * or -1. Read by the fluid at its start and end, running on that CPU.
+ */
+static int64_t cpu_idle_ns(int cpu)
+{
+	static struct procfs_idle id;
+	if (cpu < 0 || procfs_read_timer_list(&id))
+		return -1;
+	return procfs_idle_ended_ns(&id, cpu);
+}
+
 static struct chunkstat cs;
 
 /* --gap-log: the first GAP_LOG_MAX gaps, kept in memory during the run and written at the end */
@@ -195,6 +208,13 @@ int main(int argc, char **argv)
 	 * time it includes time the hypervisor stole while the fluid was
 	 * current: the coordinator uses the difference (see calib/estimate.h).
 	 */
+	/*
+	 * The CPU's idle time, read while the fluid runs on it (so no idle
+	 * period is open), before the task-clock starts and after it stops:
+	 * the reading's own time is in neither the task-clock nor the wall time
+	 */
+	int my_cpu = sched_getcpu();
+	int64_t idle0 = cpu_idle_ns(my_cpu);
 	int tc_fd = taskclock_open(0);
 	if (tc_fd >= 0)
 		ioctl(tc_fd, PERF_EVENT_IOC_ENABLE, 0);
@@ -245,6 +265,10 @@ int main(int argc, char **argv)
 	uint64_t tc_ns;
 	if (tc_fd >= 0 && ioctl(tc_fd, PERF_EVENT_IOC_DISABLE, 0) == 0 && read(tc_fd, &tc_ns, sizeof tc_ns) == sizeof tc_ns)
 		snprintf(tc, sizeof tc, "%" PRIu64, tc_ns);
+	int64_t idle1 = sched_getcpu() == my_cpu ? cpu_idle_ns(my_cpu) : -1;
+	char idle[48] = "n/a";
+	if (idle0 >= 0 && idle1 >= idle0)
+		snprintf(idle, sizeof idle, "%" PRId64, idle1 - idle0);
 	if (watching)
 		fcntl(STDIN_FILENO, F_SETFL, saved_fl);
 	if (gap_log)
@@ -257,12 +281,12 @@ int main(int argc, char **argv)
 	if (a.clock_res_ns > 1)
 		snprintf(raw, sizeof raw, " raw_start_ns=%" PRIu64 " raw_end_ns=%" PRIu64, raw_start, raw_prev);
 	printf("fluid cpu=%d ran_on=%d sched=%s variant=%s chunk_loops=%" PRIu64 " loops=%" PRIu64
-	       " start_ns=%" PRIu64 " end_ns=%" PRIu64 " cpu_ns=%" PRIu64 " task_clock_ns=%s chunks=%" PRIu64
+	       " start_ns=%" PRIu64 " end_ns=%" PRIu64 " cpu_ns=%" PRIu64 " task_clock_ns=%s idle_ns=%s chunks=%" PRIu64
 	       " min_chunk_ns=%" PRIu64 " max_chunk_ns=%" PRIu64 " ok_n=%" PRIu64 " ok_ns=%" PRIu64
 	       " gap_n=%" PRIu64 " gap_ns=%" PRIu64 " post_n=%" PRIu64 " post_ns=%" PRIu64
 	       " clock_res_ns=%" PRIu64 "%s stop=%s sink=%" PRIu64 " hist=%s\n",
 	       a.cpu, cpu_now, fluid_sched_name(a.sched), SPIN_VARIANT, a.chunk_loops,
-	       cs.chunks * a.chunk_loops, start, prev, cpu_ns, tc, cs.chunks, cs.min_ns, cs.max_ns, cs.ok_n,
+	       cs.chunks * a.chunk_loops, start, prev, cpu_ns, tc, idle, cs.chunks, cs.min_ns, cs.max_ns, cs.ok_n,
 	       cs.ok_ns, cs.gap_n, cs.gap_ns, cs.post_n, cs.post_ns, a.clock_res_ns, raw, why, x & 0xff,
 	       hist_buf);
 	return fflush(stdout) ? 1 : 0;

@@ -281,6 +281,35 @@ END_TEST
  * alone (b, the mean of the calibrations' off shares); its bracket error is
  * half the change of b times T_F(2)
  */
+/*
+ * A CPU limit (cgroup cpu.max) holds the fluid and the PUT off an idle CPU:
+ * the idle time is no one's work. Alone, 40 % idle and 2 % others: b is
+ * 2 %, the idle share 40 %. In the run (T_F(2) = 1e8) the fluid held the CPU
+ * 3e7, the CPU idled 4e7: off-CPU = 1e8 - 3e7 - 4e7 - 0.02 x 1e8 = 2.8e7.
+ */
+START_TEST(test_off_cpu_leaves_out_the_idle_time_of_a_cpu_limit)
+{
+	struct fluid_report c = fluid(1e8, 1e8, 50000, 1.0), run = fluid(3e7, 1e8, 20000, 1.0);
+	c.task_clock_ns = (struct report_val){ .v = 0.58e8, .avail = 1 };
+	c.idle_ns = (struct report_val){ .v = 0.4e8, .avail = 1 };
+	run.task_clock_ns = (struct report_val){ .v = 3e7, .avail = 1 };
+	run.idle_ns = (struct report_val){ .v = 4e7, .avail = 1 };
+	struct est_cal cal;
+	struct est_cpu e;
+	est_cal_from(&c, 0, &cal);
+	ck_assert_double_eq_tol(cal.off_rate, 0.02, 1e-12);
+	ck_assert_double_eq_tol(cal.idle_rate, 0.4, 1e-12);
+	ck_assert_int_eq(est_cpu_from(&run, &cal, &cal, 0, 1, 0, 0, &e), 0);
+	ck_assert_double_eq_tol(e.t_put_offcpu_ns, 2.8e7, 1e-3);
+	ck_assert_double_eq_tol(e.idle_ns, 4e7, 1e-3);
+	/* unknown idle time (not root, an old fluid) counts as none, as before */
+	c.idle_ns = run.idle_ns = (struct report_val){ .v = NAN };
+	est_cal_from(&c, 0, &cal);
+	ck_assert(isnan(cal.idle_rate));
+	ck_assert_double_eq_tol(cal.off_rate, 0.42, 1e-12);
+}
+END_TEST
+
 START_TEST(test_off_cpu_is_the_time_the_fluid_was_switched_out)
 {
 	struct fluid_report b = fluid(1e8, 1e8, 90000, 1.0), a = fluid(1e8, 1e8, 90000, 1.0), run = fluid(5e7, 1e8, 40000, 1.0);
@@ -296,12 +325,16 @@ START_TEST(test_off_cpu_is_the_time_the_fluid_was_switched_out)
 	ck_assert_int_eq(est_cpu_from(&run, &cb, &ca, 0, 1, 0, 0, &e), 0);
 	ck_assert_double_eq_tol(e.t_put_offcpu_ns, 1e8 - 6e7 - 0.02 * 1e8, 1e-3);
 	ck_assert_double_eq_tol(e.bg_ns, 0.01 * 1e8, 1e-3);
+	/* what others took alone, b = 2 %, and the time taken out for them, b T_F(2) */
+	ck_assert_double_eq_tol(e.b, 0.02, 1e-12);
+	ck_assert_double_eq_tol(e.others_ns, 0.02 * 1e8, 1e-3);
 	/* classic counts the held time too: 1e8 - 5e7 x 1.0 = 5e7, against 3.8e7 */
 	ck_assert_double_eq_tol(e.t_put_ns - e.t_put_offcpu_ns, 1e7 + 0.02e8, 1e-3);
 	/* without the fluid's task-clock there is no off-CPU estimate */
 	run.task_clock_ns.avail = 0;
 	est_cpu_from(&run, &cb, &ca, 0, 1, 0, 0, &e);
 	ck_assert(isnan(e.t_put_offcpu_ns));
+	ck_assert(isnan(e.b) && isnan(e.others_ns));
 	ck_assert(isnan(cb.off_rate) == 0);
 	b.task_clock_ns.avail = 0;
 	est_cal_from(&b, 0, &cb);
@@ -417,6 +450,7 @@ Suite *estimate_suite(void)
 	tcase_add_test(tc, test_run_from_reports);
 	tcase_add_test(tc, test_pct_diff_and_source_names);
 	tcase_add_test(tc, test_off_cpu_is_the_time_the_fluid_was_switched_out);
+	tcase_add_test(tc, test_off_cpu_leaves_out_the_idle_time_of_a_cpu_limit);
 	tcase_add_test(tc, test_negative_steal_is_never_a_measurement);
 	tcase_add_test(tc, test_alone_and_own_cpu_time);
 	tcase_add_test(tc, test_end_sums_each_cpu_as_a_cpu_without_the_put);

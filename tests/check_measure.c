@@ -56,7 +56,7 @@ static int spin_attempt(char *why, size_t len)
 	snprintf(why, len, "displacement %f us, getrusage %f us, for a 200 us spin; %.300s", disp, ru, err);
 	if (disp > 150 && disp < 300 && fabs(disp - ru) / ru < 0.05)
 		return 1;
-	return strstr(err, "another process held it") ? 2 : 0;
+	return strstr(err, " held it") ? 2 : 0;
 }
 
 /*
@@ -392,6 +392,29 @@ START_TEST(test_measure_says_when_the_local_peer_exited)
 END_TEST
 
 /*
+ * A process busy a fifth of the time on the measured CPU shares it: measure
+ * must say so, with the share it took from the fluid alone and the bound it
+ * puts on the result (it can take less beside the PUT), and the JSON must
+ * carry both. The share is loose: a noisy host's own work adds to it.
+ */
+START_TEST(test_measure_says_when_another_process_shares_the_cpu)
+{
+	pid_t nb = tu_start_neighbour(0, 20);
+	char *argv[] = { (char *)tu_bin("displace"), "measure", "spin", "--us", "100", "--reps", "4", "--run-time",
+			 "200ms", "--json", "--quiet", NULL };
+	int st = tu_run(argv, out, sizeof out, err, sizeof err);
+	tu_stop_hog(nb);
+	ck_assert_msg(st == 0, "exit %d: %s", st, err);
+	ck_assert_msg(strstr(err, "of CPU 0: another process held it") && strstr(err, "can be low by up to"), "%s", err);
+	double pct = json_num(out, "others_cpu_pct"), bound = json_num(out, "shared_cpu_bound_us"),
+	       tau = json_num(strstr(out, "\"tau_put_us\""), "displacement");
+	ck_assert_msg(pct > 8 && pct < 60, "others took %.1f%% of CPU 0: %s", pct, err);
+	/* b T_F(2) an op: about 20 % of a spin's T_F(2), itself a little over its cost */
+	ck_assert_msg(bound > 0.05 * tau && bound < tau, "bound %f us against %f us", bound, tau);
+}
+END_TEST
+
+/*
  * A normal-class process spinning on the measured CPU leaves the SCHED_IDLE
  * fluid nothing, in the calibrations as in the runs: measure must say that
  * another process held the CPU, and call the result untrustworthy (exit 5)
@@ -537,6 +560,7 @@ Suite *measure_suite(void)
 	tcase_add_test(tc, test_measure_killed_fluid_stops_cleanly);
 	tcase_add_test(tc, test_measure_fluid_stopped_by_others_stops_cleanly);
 	tcase_add_test(tc, test_measure_says_when_another_process_holds_the_cpu);
+	tcase_add_test(tc, test_measure_says_when_another_process_shares_the_cpu);
 	tcase_add_test(tc, test_measure_refuses_contradictions_before_running);
 	tcase_add_test(tc, test_measure_interrupted_reports_what_it_measured);
 	tcase_add_test(tc, test_measure_shows_a_stored_verdict_safely);

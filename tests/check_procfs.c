@@ -292,6 +292,7 @@ START_TEST(test_timer_list_idle_time)
 			   "  .idle_entrytime : 4000 nsecs\n"
 			   "  .idle_exittime  : 3000 nsecs\n"
 			   "  .idle_sleeptime : 1000 nsecs\n"
+			   "  .iowait_sleeptime: 250 nsecs\n"
 			   "cpu: 1\n"
 			   "  .idle_entrytime : 2000 nsecs\n"
 			   "  .idle_exittime  : 4500 nsecs\n"
@@ -305,6 +306,10 @@ START_TEST(test_timer_list_idle_time)
 	/* CPU 1 busy since 4500 */
 	ck_assert_int_eq(procfs_idle_ns(&s, 1), 700);
 	ck_assert_int_eq(procfs_idle_ns(&s, 2), -1);
+	/* the ended periods alone, idle and iowait: what a task running on the CPU reads */
+	ck_assert_int_eq(procfs_idle_ended_ns(&s, 0), 1250);
+	ck_assert_int_eq(procfs_idle_ended_ns(&s, 1), 700);
+	ck_assert_int_eq(procfs_idle_ended_ns(&s, 2), -1);
 	ck_assert_int_eq(procfs_parse_timer_list("cpu: 0\n", &s), -EBADMSG);
 }
 END_TEST

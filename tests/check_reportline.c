@@ -172,6 +172,32 @@ START_TEST(test_fluid_steal_is_task_clock_minus_cpu_time)
 }
 END_TEST
 
+/*
+ * idle_ns: the CPU's idle time while the fluid ran (a CPU limit held it).
+ * A number, n/a with its reason, or absent (a fluid older than the field,
+ * on a peer host): unknown, never an error.
+ */
+START_TEST(test_fluid_idle_time_is_optional)
+{
+	static struct fluid_report r;
+	char err[128], line[sizeof real_fluid + 32];
+	ck_assert_int_eq(report_parse_fluid(real_fluid, &r, err, sizeof err), 0);
+	ck_assert(!r.idle_ns.avail && isnan(r.idle_ns.v));
+	ck_assert_str_eq(r.idle_ns.why, "absent");
+	const char *at = strstr(real_fluid, " chunks=");
+	snprintf(line, sizeof line, "%.*s idle_ns=26500000%s", (int)(at - real_fluid), real_fluid, at);
+	ck_assert_int_eq(report_parse_fluid(line, &r, err, sizeof err), 0);
+	ck_assert(r.idle_ns.avail);
+	ck_assert_double_eq(r.idle_ns.v, 26500000);
+	snprintf(line, sizeof line, "%.*s idle_ns=n/a%s", (int)(at - real_fluid), real_fluid, at);
+	ck_assert_int_eq(report_parse_fluid(line, &r, err, sizeof err), 0);
+	ck_assert(!r.idle_ns.avail);
+	snprintf(line, sizeof line, "%.*s idle_ns=lots%s", (int)(at - real_fluid), real_fluid, at);
+	ck_assert_int_eq(report_parse_fluid(line, &r, err, sizeof err), -EBADMSG);
+	ck_assert_ptr_nonnull(strstr(err, "idle_ns"));
+}
+END_TEST
+
 START_TEST(test_fluid_derived_times_without_ok_chunks_or_slow_post)
 {
 	static struct fluid_report r;
@@ -399,6 +425,7 @@ Suite *reportline_suite(void)
 	tcase_add_test(tc, test_fluid_derived_times_match_hand_computation);
 	tcase_add_test(tc, test_fluid_report_real_clock_times_of_a_slow_clock);
 	tcase_add_test(tc, test_fluid_steal_is_task_clock_minus_cpu_time);
+	tcase_add_test(tc, test_fluid_idle_time_is_optional);
 	tcase_add_test(tc, test_fluid_derived_times_without_ok_chunks_or_slow_post);
 	tcase_add_test(tc, test_fluid_report_names_missing_field);
 	tcase_add_test(tc, test_fluid_report_names_bad_value);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 const char *tu_bin(const char *name)
@@ -52,6 +53,29 @@ pid_t tu_start_hog(int cpu)
 		alarm(60);
 		for (;;)
 			__asm__ volatile("" ::: "memory");
+	}
+	return pid;
+}
+
+pid_t tu_start_neighbour(int cpu, int duty_pct)
+{
+	pid_t pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (pin_to_cpu(cpu))
+			_exit(1);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		alarm(60);
+		const long period_ns = 10000000, busy_ns = period_ns / 100 * duty_pct;
+		for (;;) {
+			struct timespec t0, t;
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			do
+				clock_gettime(CLOCK_MONOTONIC, &t);
+			while ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec < busy_ns);
+			struct timespec rest = { 0, period_ns - busy_ns };
+			nanosleep(&rest, NULL);
+		}
 	}
 	return pid;
 }

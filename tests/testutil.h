@@ -36,7 +36,12 @@ void *tu_interrupt_json(pid_t pid, int in, int outfd, int sig, const char *signa
  * most 60 s; end it with tu_stop_hog. Its pid.
  */
 pid_t tu_start_hog(int cpu);
-/* tu_stop_hog - kill and reap a hog */
+/*
+ * tu_start_neighbour - like tu_start_hog, but busy only duty_pct % of every
+ * 10 ms by the wall clock and asleep the rest: a process that shares the CPU
+ */
+pid_t tu_start_neighbour(int cpu, int duty_pct);
+/* tu_stop_hog - kill and reap a hog (or a neighbour) */
 void tu_stop_hog(pid_t pid);
 /* tu_kv - the value of "key=" in a line of key=value fields, copied to buf; NULL if absent or too long (report_field) */
 const char *tu_kv(const char *line, const char *key, char *buf, size_t len);
