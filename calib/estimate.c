@@ -216,7 +216,6 @@ int est_run_from(const struct est_run_in *in, struct est_run *run, int *bad_cpu)
 			run->res_ns = est_res_ns(in->delta_ns, run->l2, run->lf1);
 			run->steal_ns = e.steal_ns;
 			run->others_share = e.b;
-			run->others_ns = e.others_ns;
 			run->idle_share = (in->before[i].idle_rate + in->after[i].idle_rate) / 2;
 			run->fluid_tc_ns = val_ns(&in->fluid[i].task_clock_ns);
 			run->fluid_cpu_ns = (double)in->fluid[i].cpu_ns;

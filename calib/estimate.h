@@ -176,12 +176,8 @@ struct est_run {
 	double drift_ns, calib_ns, cache_ns, res_ns, bg_ns;
 	double tau_f_ns, tau0_ns, t2_ns, l2, lf1;    /* on the PUT's CPU */
 	double steal_ns;                            /* removed by the drift-robust estimator */
-	/*
-	 * On the PUT's CPU: the share of it other tasks took from the fluid in
-	 * the calibrations (b), and b T_F(2), the time the off-CPU estimator
-	 * takes out for them (NAN without the fluid's task-clock)
-	 */
-	double others_share, others_ns;
+	/* on the PUT's CPU: the share of it other tasks took from the fluid in the calibrations (b; NAN: unknown) */
+	double others_share;
 	double idle_share;                          /* ... and the share it was idle, the fluid held off it (NAN: unknown) */
 	double peer_ns;                             /* the local peer's CPU time in the run (schedstat) */
 	double net_rx[EST_MAX_CPUS], net_tx[EST_MAX_CPUS];

@@ -22,6 +22,13 @@ int sum_startup_check(double s_ns, char *why, size_t len)
 	return 1;
 }
 
+double sum_shared_bound_ns(double b, double tau_ns)
+{
+	if (!isfinite(b) || !isfinite(tau_ns) || b < 0 || b >= 1)
+		return NAN;
+	return b / (1 - b) * fabs(tau_ns);
+}
+
 int sum_shared_cpu(const struct summary *s)
 {
 	return s->others_share >= SUM_MAX_OTHERS_SHARE;
@@ -427,7 +434,7 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 			def = SUM_CLASSIC; /* one estimator for both ends */
 	sum->estimator = (enum sum_estimator)def;
 
-	double e_drift = 0, e_calib = 0, e_cache = 0, e_res = 0, e_bg = 0, e_sh = 0, tf = 0, t0 = 0, wall = 0,
+	double e_drift = 0, e_calib = 0, e_cache = 0, e_res = 0, e_bg = 0, tf = 0, t0 = 0, wall = 0,
 	       wall_ops = 0, idle = 0, nidle = 0;
 	double *others = calloc(nruns ? nruns : 1, sizeof *others);
 	size_t nothers = 0;
@@ -472,7 +479,6 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 		e_cache += (a->cache_ns + (b ? b->cache_ns : 0)) / ops;
 		e_res += (a->res_ns + (b ? b->res_ns : 0)) / ops;
 		e_bg += (a->bg_ns + (b ? b->bg_ns : 0)) / ops;
-		e_sh += (a->others_ns - (b ? b->others_ns : 0)) / ops;
 		for (int c = 0; c < sum->ncpu; c++) {
 			rx[c] += a->net_rx[c] - (b ? b->net_rx[c] : 0);
 			tx[c] += a->net_tx[c] - (b ? b->net_tx[c] : 0);
@@ -556,14 +562,12 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 		sum->e_cache_ns = e_cache / all;
 		sum->e_res_ns = e_res / all;
 		sum->e_bg_ns = e_bg / all;
-		sum->e_shared_ns = e_sh / all;
-	} else {
-		sum->e_shared_ns = NAN;
 	}
 	/* the median: a neighbour is there in every run, a noisy host's burst in a few */
 	sum->others_share = nothers ? stats_median(others, nothers) : NAN;
 	free(others);
 	sum->idle_share = nidle ? idle / nidle : NAN;
+	sum->e_shared_ns = sum_shared_bound_ns(sum->others_share, sum->tau.mean);
 	consistency(runs, nruns, sum);
 	perturbation(runs, nruns, o, &sum->perturb);
 	if (o->nremote && e)

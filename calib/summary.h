@@ -81,10 +81,8 @@ struct summary {
 	/*
 	 * A CPU shared with other tasks: the share of the measured CPU they
 	 * took from the fluid in the calibrations (b, the median over the runs;
-	 * NAN: unknown), and the
-	 * time per op the off-CPU estimator takes out for them. Beside the PUT
-	 * such a task competes with it and can take less than alone, so the
-	 * result can be low by up to e_shared_ns (sum_shared_cpu).
+	 * NAN: unknown), and how low that can make the result, per op
+	 * (sum_shared_bound_ns).
 	 */
 	double others_share, e_shared_ns;
 	/* the share of the calibrations the CPU was idle, a CPU limit holding the fluid (NAN: unknown) */
@@ -153,6 +151,14 @@ const char *sum_estimator_key(enum sum_estimator e);
  */
 int sum_startup_check(double s_ns, char *why, size_t len);
 
+/*
+ * sum_shared_bound_ns - how low a CPU shared with other tasks can make a
+ * result tau: b/(1 - b) |tau|. The off-CPU estimator takes out b T_F(2),
+ * what the others took alone. Beside the idle-class fluid they get what they
+ * ask, so they can get less only while the PUT runs: they lose at most b of
+ * the PUT's own time T, and T <= tau + b T. NAN for an unknown b or tau.
+ */
+double sum_shared_bound_ns(double b, double tau_ns);
 /*
  * sum_shared_cpu - whether other tasks took at least SUM_MAX_OTHERS_SHARE
  * of the measured CPU from the fluid in the calibrations: a quiet CPU's

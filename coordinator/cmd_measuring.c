@@ -120,7 +120,7 @@ void measuring_drift_note(const struct session *s)
 
 void measuring_busy_init(struct measuring_busy *b)
 {
-	*b = (struct measuring_busy){ .share = 1, .others = 0, .bound_pct = 0, .bound_ns = 0, .idle = 0 };
+	*b = (struct measuring_busy){ .share = 1, .others = 0, .bound_pct = 0, .bound_ns = 0, .idle = 0, .idle_known = 0 };
 }
 
 void measuring_busy_add(struct measuring_busy *b, const struct summary *sum)
@@ -128,8 +128,10 @@ void measuring_busy_add(struct measuring_busy *b, const struct summary *sum)
 	b->share = fmin(b->share, sum_fluid_share(sum));
 	if (isfinite(sum->others_share))
 		b->others = fmax(b->others, sum->others_share);
-	if (isfinite(sum->idle_share))
+	if (isfinite(sum->idle_share)) {
 		b->idle = fmax(b->idle, sum->idle_share);
+		b->idle_known = 1;
+	}
 	double pct = 100 * sum->e_shared_ns / fabs(sum->tau.mean);
 	if (isfinite(pct) && pct > b->bound_pct) {
 		b->bound_pct = pct;
@@ -160,9 +162,12 @@ int measuring_warn_busy(const struct session *s, const struct measuring_busy *b)
 	if (b->share >= SUM_MIN_FLUID_SHARE || b->idle >= SUM_MAX_OTHERS_SHARE)
 		return 0;
 	msg_warn("in the calibrations around the runs the fluid ran at only %.0f%% of its undisturbed speed on CPU %d, "
-		 "and no other process took the CPU from it: interrupts or the hypervisor held it, and the result and "
-		 "its CI carry their changes; measure when the host is quieter, or another CPU with --cpu",
-		 100 * b->share, s->m.cpu);
+		 "and no other process took the CPU from it: interrupts or the hypervisor held it%s, and the result "
+		 "and its CI carry their changes; measure when the host is quieter, or another CPU with --cpu",
+		 100 * b->share, s->m.cpu,
+		 b->idle_known ? ""
+			       : ", or a CPU limit (cgroup cpu.max) held the fluid off an idle CPU, which the result "
+				 "counts as work (as root, displace can tell and leave it out)");
 	return 1;
 }
 

@@ -47,6 +47,7 @@ void measuring_drift_note(const struct session *s);
  */
 struct measuring_busy {
 	double share, others, bound_pct, bound_ns, idle;
+	int idle_known;     /* the fluid could read the CPU's idle time (root) */
 };
 /* measuring_busy_init - nothing seen yet; measuring_busy_add - one summary more */
 void measuring_busy_init(struct measuring_busy *b);

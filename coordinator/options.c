@@ -122,7 +122,8 @@ void opts_help_output(FILE *f, const char *cmd, const char *more)
 	      "                       ETA) is shown only when stderr is a terminal, and\n"
 	      "                       not when --json output goes to a pipe or file\n"
 	      "  --strict             exit 5 if the result is untrustworthy (CI not reached,\n"
-	      "                       outliers, noisy host)\n"
+	      "                       outliers, a CPU shared with another process, noisy\n"
+	      "                       host)\n"
 	      "  -h, --help           this help\n",
 	      f);
 	if (strcmp(cmd, "predict"))

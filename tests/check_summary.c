@@ -253,23 +253,22 @@ END_TEST
 
 /*
  * A CPU shared with another task: the share it took from the fluid alone
- * (b) is the mean of the runs'; the bound is the time the off-CPU estimator
- * took out for it per op of each pair, b (T_F2(L) - T_F2(L/4)) / (L - L/4),
- * averaged over the pairs. Below 1 % the CPU is not called shared.
+ * (b) is the median of the runs'; the bound on how low that makes the
+ * result is b/(1 - b) of it (the others lose at most b of the PUT's own
+ * time). Below 1 % the CPU is not called shared.
  */
-START_TEST(test_shared_cpu_bound_is_the_others_time_taken_out)
+START_TEST(test_shared_cpu_bound_is_a_share_of_the_result)
 {
 	const int cpu0 = 0;
 	struct sum_opts o = { .estimator = SUM_OFFCPU, .fit = 1, .ops = 1000, .ncpu = 1, .cpu_id = &cpu0 };
 	struct est_run r[4];
 	memset(r, 0, sizeof r);
-	const double b[4] = { 0.10, 0.10, 0.08, 0.12 }, t2[4] = { 60e6, 15e6, 60e6, 15e6 };
+	const double b[4] = { 0.10, 0.10, 0.08, 0.12 };
 	for (int i = 0; i < 4; i++) {
 		r[i].ops = i % 2 ? 250 : 1000;
 		r[i].t_put_offcpu_ns = r[i].cpu_offcpu_ns[0] = 1e6 + 50e3 * (double)r[i].ops;
 		r[i].t_put_ns = r[i].t_put_robust_ns = r[i].cpu_t_put_ns[0] = r[i].t_put_offcpu_ns;
 		r[i].others_share = b[i];
-		r[i].others_ns = b[i] * t2[i];
 		for (int k = 0; k < EST_NSRC; k++)
 			r[i].os_ns[k] = 50e3 * (double)r[i].ops;
 	}
@@ -277,8 +276,10 @@ START_TEST(test_shared_cpu_bound_is_the_others_time_taken_out)
 	sum_compute(r, 4, &o, &s);
 	/* the median of 0.08, 0.10, 0.10, 0.12 */
 	ck_assert_double_eq_tol(s.others_share, 0.10, 1e-12);
-	/* (6e6 - 1.5e6) / 750 = 6000 and (4.8e6 - 1.8e6) / 750 = 4000: 5000 ns an op */
-	ck_assert_double_eq_tol(s.e_shared_ns, 5000, 1e-6);
+	/* 0.1 / 0.9 of the 50 us result */
+	ck_assert_double_eq_tol(s.e_shared_ns, 50e3 / 9, 1e-6);
+	ck_assert_double_eq_tol(sum_shared_bound_ns(0.5, -20), 20, 1e-12);
+	ck_assert(isnan(sum_shared_bound_ns(1, 20)) && isnan(sum_shared_bound_ns(NAN, 20)));
 	ck_assert(sum_shared_cpu(&s));
 	/* a quiet CPU's kernel threads: 0.1 %, with a burst of 30 % in one run: not shared */
 	for (int i = 0; i < 4; i++)
@@ -288,7 +289,7 @@ START_TEST(test_shared_cpu_bound_is_the_others_time_taken_out)
 	ck_assert(!sum_shared_cpu(&s));
 	/* unknown without the fluid's task-clock: not called shared */
 	for (int i = 0; i < 4; i++)
-		r[i].others_share = r[i].others_ns = NAN;
+		r[i].others_share = NAN;
 	sum_compute(r, 4, &o, &s);
 	ck_assert(isnan(s.others_share) && isnan(s.e_shared_ns));
 	ck_assert(!sum_shared_cpu(&s));
@@ -532,7 +533,7 @@ Suite *summary_suite(void)
 	tcase_add_test(tc, test_small_ops_is_a_quarter_or_a_null_run);
 	tcase_add_test(tc, test_fluid_share_is_one_when_unknown);
 	tcase_add_test(tc, test_off_cpu_is_the_result_when_every_run_has_it);
-	tcase_add_test(tc, test_shared_cpu_bound_is_the_others_time_taken_out);
+	tcase_add_test(tc, test_shared_cpu_bound_is_a_share_of_the_result);
 	tcase_add_test(tc, test_consistency_names_the_clock_that_lies);
 	tcase_add_test(tc, test_perturbation_pairs_each_estimate_with_its_alone_run);
 	tcase_add_test(tc, test_normalised_cost_cancels_the_cpu_speed);

@@ -43,18 +43,7 @@ int tu_wait(pid_t pid)
 
 pid_t tu_start_hog(int cpu)
 {
-	pid_t pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		if (pin_to_cpu(cpu))
-			_exit(1);
-		/* bounded, whatever happens to the test: it dies with it, and after 60 s */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		alarm(60);
-		for (;;)
-			__asm__ volatile("" ::: "memory");
-	}
-	return pid;
+	return tu_start_neighbour(cpu, 100);
 }
 
 pid_t tu_start_neighbour(int cpu, int duty_pct)
@@ -64,6 +53,7 @@ pid_t tu_start_neighbour(int cpu, int duty_pct)
 	if (pid == 0) {
 		if (pin_to_cpu(cpu))
 			_exit(1);
+		/* bounded, whatever happens to the test: it dies with it, and after 60 s */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		alarm(60);
 		const long period_ns = 10000000, busy_ns = period_ns / 100 * duty_pct;
@@ -74,7 +64,8 @@ pid_t tu_start_neighbour(int cpu, int duty_pct)
 				clock_gettime(CLOCK_MONOTONIC, &t);
 			while ((t.tv_sec - t0.tv_sec) * 1000000000L + t.tv_nsec - t0.tv_nsec < busy_ns);
 			struct timespec rest = { 0, period_ns - busy_ns };
-			nanosleep(&rest, NULL);
+			if (rest.tv_nsec > 0)
+				nanosleep(&rest, NULL);
 		}
 	}
 	return pid;

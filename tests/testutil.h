@@ -39,6 +39,7 @@ pid_t tu_start_hog(int cpu);
 /*
  * tu_start_neighbour - like tu_start_hog, but busy only duty_pct % of every
  * 10 ms by the wall clock and asleep the rest: a process that shares the CPU
+ * (a hog is a neighbour busy 100 %)
  */
 pid_t tu_start_neighbour(int cpu, int duty_pct);
 /* tu_stop_hog - kill and reap a hog (or a neighbour) */
