@@ -204,17 +204,17 @@ int main(int argc, char **argv)
 	chunkstat_init(&cs);
 	uint64_t x = (uint64_t)getpid();
 	/*
-	 * perf task-clock runs on local_clock, so unlike the scheduler's CPU
-	 * time it includes time the hypervisor stole while the fluid was
-	 * current: the coordinator uses the difference (see calib/estimate.h).
-	 */
-	/*
 	 * The CPU's idle time, read while the fluid runs on it (so no idle
 	 * period is open), before the task-clock starts and after it stops:
 	 * the reading's own time is in neither the task-clock nor the wall time
 	 */
 	int my_cpu = sched_getcpu();
 	int64_t idle0 = cpu_idle_ns(my_cpu);
+	/*
+	 * perf task-clock runs on local_clock, so unlike the scheduler's CPU
+	 * time it includes time the hypervisor stole while the fluid was
+	 * current: the coordinator uses the difference (see calib/estimate.h).
+	 */
 	int tc_fd = taskclock_open(0);
 	if (tc_fd >= 0)
 		ioctl(tc_fd, PERF_EVENT_IOC_ENABLE, 0);
