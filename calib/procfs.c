@@ -299,7 +299,11 @@ const struct procfs_cpu *procfs_stat_find(const struct procfs_stat *s, int cpu)
 	return NULL;
 }
 
-int procfs_read_file(const char *path, char **text)
+/*
+ * Read path into a malloc'd NUL-terminated buffer, stopping early once
+ * done(text so far, ctx) says the rest is not needed (done NULL: to the end)
+ */
+static int read_until(const char *path, char **text, int (*done)(const char *text, int ctx), int ctx)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -333,10 +337,40 @@ int procfs_read_file(const char *path, char **text)
 		if (r == 0)
 			break;
 		len += (size_t)r;
+		buf[len] = '\0';
+		if (done && done(buf, ctx))
+			break;
 	}
 	close(fd);
 	buf[len] = '\0';
 	*text = buf;
+	return 0;
+}
+
+int procfs_read_file(const char *path, char **text)
+{
+	return read_until(path, text, NULL, 0);
+}
+
+int procfs_timer_list_has_cpu(const char *text, int cpu)
+{
+	char head[32];
+	snprintf(head, sizeof head, "\ncpu: %d\n", cpu);
+	const char *p = strstr(text, head);
+	if (!p)
+		return 0;
+	p += strlen(head) - 1;
+	/* cpu's own section ends with the next CPU's or the tick devices' */
+	for (const char *line = p + 1; *line;) {
+		const char *eol = strchr(line, '\n');
+		if (!eol)
+			return 0; /* a line not read to its end yet */
+		if (!strncmp(line, "cpu: ", 5) || !strncmp(line, "Tick Device", 11))
+			return 1;
+		if (!strncmp(line, "  .iowait_sleeptime", 19))
+			return 1; /* the last field procfs_parse_timer_list needs */
+		line = eol + 1;
+	}
 	return 0;
 }
 
@@ -369,6 +403,17 @@ int procfs_read_interrupts(struct procfs_interrupts *s)
 int procfs_read_timer_list(struct procfs_idle *s)
 {
 	READ_AND_PARSE("/proc/timer_list", procfs_parse_timer_list, s);
+}
+
+int procfs_read_timer_list_cpu(int cpu, struct procfs_idle *s)
+{
+	char *text;
+	int rc = read_until("/proc/timer_list", &text, procfs_timer_list_has_cpu, cpu);
+	if (rc)
+		return rc;
+	rc = procfs_parse_timer_list(text, s);
+	free(text);
+	return rc;
 }
 
 int procfs_read_loadavg(struct procfs_loadavg *l)

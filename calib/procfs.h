@@ -112,6 +112,19 @@ int procfs_read_loadavg(struct procfs_loadavg *l);
 int procfs_read_interrupts(struct procfs_interrupts *s);
 int procfs_read_timer_list(struct procfs_idle *s);
 /*
+ * procfs_timer_list_has_cpu - 1 when text, the start of /proc/timer_list,
+ * holds all of cpu's idle fields (its section is read up to its iowait
+ * line, or to the next CPU's or the tick devices' section), else 0
+ */
+int procfs_timer_list_has_cpu(const char *text, int cpu);
+/*
+ * procfs_read_timer_list_cpu - /proc/timer_list read only up to cpu's idle
+ * fields: the file lists every timer of every CPU, and the kernel makes it
+ * as it is read, so on a host of many CPUs reading all of it costs much more
+ * than the one CPU's part. The CPUs after cpu are absent from s.
+ */
+int procfs_read_timer_list_cpu(int cpu, struct procfs_idle *s);
+/*
  * procfs_process_runtime_ns - CPU time of every thread of pid, from
  * /proc/<pid>/task/<tid>/schedstat (sum_exec_runtime, ns). -errno
  */

@@ -352,3 +352,16 @@ size_t stats_stein_n(double s0, size_t n0, double h, double conf)
 		return (size_t)1e9;
 	return n > (double)n0 ? (size_t)n : n0;
 }
+
+size_t stats_three_stage_n1(double s0, size_t n0, double h, double conf, double rho, size_t max_n1)
+{
+	if (!(rho > 0 && rho <= 1))
+		return 0;
+	size_t n = stats_stein_n(s0, n0, h, conf);
+	if (!n)
+		return 0;
+	double n1 = ceil(rho * (double)n);
+	if (max_n1 && n1 > (double)max_n1)
+		n1 = (double)max_n1;
+	return n1 > (double)n0 ? (size_t)n1 : n0;
+}

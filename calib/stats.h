@@ -69,6 +69,18 @@ double stats_ci_half(double sd, size_t n, double conf);
  * under-covers). 0 when n0 < 2 or h <= 0.
  */
 size_t stats_stein_n(double s0, size_t n0, double h, double conf);
+/*
+ * stats_three_stage_n1 - the second stage's total in a three-stage rule
+ * (after Hall 1981): a share rho (0 < rho <= 1) of the N Stein would ask
+ * for after the first n0 with sd s0, at least n0 and at most max_n1 (0: no
+ * limit; a first stage that caught one burst of noise asks for hundreds,
+ * and the second stage then looks again after max_n1). The sd over all N1
+ * then asks for the final total, by stats_stein_n(s1, N1, ...): its
+ * t(N1-1) is smaller than the first stage's t(n0-1), and s1 is a better
+ * estimate than s0, so the total comes closer to what the spread needs.
+ * 0 when n0 < 2, h <= 0 or rho is not in (0, 1].
+ */
+size_t stats_three_stage_n1(double s0, size_t n0, double h, double conf, double rho, size_t max_n1);
 /* stats_stein_half - that interval's half-width for N: t(1-(1-conf)/2, n0-1) s0 / sqrt(N) */
 double stats_stein_half(double s0, size_t n0, size_t n, double conf);
 /* stats_incbeta - regularized incomplete beta I_x(a, b) */

@@ -142,7 +142,7 @@ _displace()
         return 0
         ;;
     --stopping)
-        mapfile -t COMPREPLY < <(compgen -W "stein naive" -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W "three-stage stein naive" -- "$cur")
         return 0
         ;;
     --precision-of)

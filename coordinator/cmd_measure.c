@@ -258,11 +258,7 @@ int cmd_measure(int argc, char **argv)
 			json_object_set_new(j, "precision_target", json_real(r.m.precision));
 			json_object_set_new(j, "precision_of", json_string(r.m.precision_norm ? "normalised" : "result"));
 			json_object_set_new(j, "precision_met", json_boolean(met));
-			json_object_set_new(j, "stopping",
-					    r.m.stopping_naive ? json_string("naive")
-							       : json_pack("{s:s, s:I, s:o, s:I}", "rule", "stein", "n0",
-									   (json_int_t)stop.n0, "s0_us", jout_num(stop.s0 / 1e3),
-									   "target_n", (json_int_t)stop.target));
+			json_object_set_new(j, "stopping", measuring_stop_json(&r, &stop));
 		}
 		measuring_output(&r, j);
 	} else {
@@ -270,14 +266,12 @@ int cmd_measure(int argc, char **argv)
 		series_args_text(&s, args, sizeof args);
 		cli_format_cpulist(&r.seq.o.cpus, cpus, sizeof cpus);
 		printf("displace measure %s %s\n", r.m.workload, args);
-		char prec[160] = "";
-		if (r.m.precision && !r.m.stopping_naive && stop.n0)
-			snprintf(prec, sizeof prec, ", precision %s for the %s (Stein: %zu estimates asked by the first %zu)",
-				 met ? "reached" : "NOT reached", r.m.precision_norm ? "normalised cost" : "result",
-				 stop.target, stop.n0);
-		else if (r.m.precision)
-			snprintf(prec, sizeof prec, ", precision %s for the %s", met ? "reached" : "NOT reached",
-				 r.m.precision_norm ? "normalised cost" : "result");
+		char prec[200] = "", how[120];
+		if (r.m.precision) {
+			measuring_stop_text(&r, &stop, how, sizeof how);
+			snprintf(prec, sizeof prec, ", precision %s for the %s%s", met ? "reached" : "NOT reached",
+				 r.m.precision_norm ? "normalised cost" : "result", how);
+		}
 		printf("  CPU %d, fluid (%s) on CPU %s; %" PRIu64 " ops per run, %zu runs%s\n", r.m.cpu, r.seq.o.fluid.sched,
 		       cpus, s.ops, s.nruns, prec);
 		if (r.seq.o.remote)

@@ -248,23 +248,66 @@ const struct stats_summary *measuring_target(const struct session *s, const stru
 	return s->m.precision_norm ? &sum->norm : &sum->tau;
 }
 
+json_t *measuring_stop_json(const struct session *s, const struct measuring_stop *st)
+{
+	if (s->m.stopping == OPTS_STOP_NAIVE)
+		return json_string("naive");
+	json_t *j = json_pack("{s:s, s:I, s:o}", "rule", s->m.stopping == OPTS_STOP_STEIN ? "stein" : "three-stage",
+			      "n0", (json_int_t)st->n0, "s0_us", jout_num(st->n0 ? st->s0 / 1e3 : NAN));
+	if (s->m.stopping == OPTS_STOP_THREE) {
+		json_object_set_new(j, "n1", json_integer((json_int_t)st->n1));
+		json_object_set_new(j, "s1_us", jout_num(st->n1 ? st->s1 / 1e3 : NAN));
+	}
+	json_object_set_new(j, "target_n", json_integer((json_int_t)st->target));
+	return j;
+}
+
+void measuring_stop_text(const struct session *s, const struct measuring_stop *st, char *buf, size_t len)
+{
+	if (s->m.stopping == OPTS_STOP_NAIVE || !st->n0)
+		snprintf(buf, len, "%s", "");
+	else if (s->m.stopping == OPTS_STOP_STEIN)
+		snprintf(buf, len, " (Stein: %zu estimates asked by the first %zu)", st->target, st->n0);
+	else if (!st->n1)
+		snprintf(buf, len, " (three stages: the first %zu asked for %zu)", st->n0, st->target);
+	else
+		snprintf(buf, len, " (three stages: the first %zu asked for %zu, whose sd asked for %zu)", st->n0, st->n1,
+			 st->target);
+}
+
+/* the sd and count whose Stein interval is the result's: the last stage's that set the total */
+static void stop_basis(const struct measuring_stop *st, double *sd, size_t *n)
+{
+	*sd = st->n1 ? st->s1 : st->s0;
+	*n = st->n1 ? st->n1 : st->n0;
+}
+
 int measuring_stop_check(const struct session *s, struct measuring_stop *st, const struct summary *sum)
 {
 	const struct stats_summary *t = measuring_target(s, sum);
 	double h = s->m.precision * fabs(t->mean);
-	if (s->m.stopping_naive) {
+	if (s->m.stopping == OPTS_STOP_NAIVE) {
 		st->met = sum->n >= 3 && t->ci_half <= h;
 		return st->met;
 	}
 	if (!st->n0) {
 		if (sum->n < MEASURING_STEIN_N0 || !isfinite(t->sd))
 			return 0;
-		/* the first stage: its sd decides how many estimates there will be */
+		/* the first stage: its sd decides how many estimates there will be (three stages: for now) */
 		st->n0 = sum->n;
 		st->s0 = t->sd;
-		st->target = stats_stein_n(st->s0, st->n0, h, 0.95);
+		st->target = s->m.stopping == OPTS_STOP_STEIN
+				     ? stats_stein_n(st->s0, st->n0, h, 0.95)
+				     : stats_three_stage_n1(st->s0, st->n0, h, 0.95, MEASURING_THREE_RHO,
+							       MEASURING_THREE_MAX_N1);
 	}
-	st->met = sum->n >= st->target;
+	if (s->m.stopping == OPTS_STOP_THREE && !st->n1 && sum->n >= st->target && isfinite(t->sd)) {
+		/* the second stage: the sd of all its estimates decides the total */
+		st->n1 = sum->n;
+		st->s1 = t->sd;
+		st->target = stats_stein_n(st->s1, st->n1, h, 0.95);
+	}
+	st->met = sum->n >= st->target && (s->m.stopping == OPTS_STOP_STEIN || st->n1);
 	return st->met;
 }
 
@@ -273,20 +316,25 @@ void measuring_stop_progress(const struct session *s, const struct measuring_sto
 {
 	const struct stats_summary *t = measuring_target(s, sum);
 	/* the interval that goes with the rule: Stein's once its first stage is done, else the t interval (3 on) */
-	double half = NAN;
-	if (!s->m.stopping_naive && st->n0)
-		half = stats_stein_half(st->s0, st->n0, sum->n, 0.95);
-	else if (s->m.stopping_naive && sum->n >= 3)
+	double half = NAN, sd;
+	size_t n;
+	stop_basis(st, &sd, &n);
+	if (s->m.stopping != OPTS_STOP_NAIVE && st->n0)
+		half = stats_stein_half(sd, n, sum->n, 0.95);
+	else if (s->m.stopping == OPTS_STOP_NAIVE && sum->n >= 3)
 		half = t->ci_half;
 	msg_progress_ci(p, 100 * half / fabs(t->mean), 100 * s->m.precision);
 }
 
 void measuring_stop_ci(const struct session *s, const struct measuring_stop *st, struct summary *sum)
 {
-	if (s->m.stopping_naive || !st->n0)
+	if (s->m.stopping == OPTS_STOP_NAIVE || !st->n0)
 		return;
+	double sd;
+	size_t n;
+	stop_basis(st, &sd, &n);
 	struct stats_summary *t = s->m.precision_norm ? &sum->norm : &sum->tau;
-	t->ci_half = stats_stein_half(st->s0, st->n0, sum->n, 0.95);
+	t->ci_half = stats_stein_half(sd, n, sum->n, 0.95);
 }
 
 int measuring_open_csv(const struct session *s, struct csvout *c, const char *header)

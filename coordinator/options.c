@@ -62,12 +62,16 @@ void opts_help_measurement(FILE *f, const char *cmd)
 			"                       with the fit, an odd R is rounded up to whole pairs\n"
 			"  --precision P%%       instead of --reps, add pairs%s until the\n"
 			"                       95%% CI is within P%% of the mean, or --max-time runs out:\n"
-			"                       Stein's two stages, 4 pairs then as many as their sd\n"
-			"                       asks for, with Stein's CI (exact coverage)\n"
+			"                       three stages, 4 pairs, then half of what their sd asks\n"
+			"                       for (at most 16), then what the sd of all those asks\n"
+			"                       for (Stein's interval on the second stage's sd)\n"
 			"  --precision-of W     the figure --precision aims at: result (default) or\n"
 			"                       normalised (the cost at the fluid's reference speed)\n"
-			"  --stopping R         stein (default) or naive: stop as soon as the usual t\n"
-			"                       interval is within P (it under-covers; for benches)\n",
+			"  --stopping R         three-stage (default), stein (Stein's two stages: 4\n"
+			"                       pairs, then what their sd asks for; exact coverage\n"
+			"                       for normal estimates, more pairs), or naive: stop as\n"
+			"                       soon as the usual t interval is within P (it\n"
+			"                       under-covers; for benches)\n",
 			sweep ? "" : ". --ops 0\n                       runs set-up and tear-down only: the start-up cost S",
 			sweep ? " per size" : "", sweep ? "8: 4" : "16: 8", sweep ? " to every size" : "");
 	if (!predict)
@@ -253,9 +257,14 @@ static int common_opt(struct opts *m, int id, const char *v)
 		m->precision_norm = !strcmp(v, "normalised");
 		return 0;
 	case O_STOPPING:
-		if (strcmp(v, "stein") && strcmp(v, "naive"))
+		if (!strcmp(v, "three-stage"))
+			m->stopping = OPTS_STOP_THREE;
+		else if (!strcmp(v, "stein"))
+			m->stopping = OPTS_STOP_STEIN;
+		else if (!strcmp(v, "naive"))
+			m->stopping = OPTS_STOP_NAIVE;
+		else
 			return -1;
-		m->stopping_naive = !strcmp(v, "naive");
 		return 0;
 	case O_CSV:
 		m->csv = v;
@@ -316,7 +325,7 @@ static const char *hint(int id)
 	case O_PRECISION_OF:
 		return " (result or normalised)";
 	case O_STOPPING:
-		return " (stein or naive)";
+		return " (three-stage, stein or naive)";
 	case O_FLOWS:
 		return " (1 to 256 connections)";
 	default:

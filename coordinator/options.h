@@ -18,6 +18,9 @@
 
 #define OPTS_MAX_WARGS 64
 
+/* --precision's stopping rules (cmd_measuring.h) */
+enum { OPTS_STOP_THREE, OPTS_STOP_STEIN, OPTS_STOP_NAIVE };
+
 struct opts {
 	const char *cmd;            /* "measure", "sweep", "predict": for messages */
 	const char *workload;
@@ -36,7 +39,7 @@ struct opts {
 	unsigned reps;              /* runs; 0: the default */
 	double precision;           /* 0: off; else the CI half-width wanted, as a fraction */
 	int precision_norm;         /* --precision-of normalised: the target is the normalised cost */
-	int stopping_naive;         /* --stopping naive: stop when the t interval first looks narrow (benches) */
+	int stopping;               /* --stopping: OPTS_STOP_THREE (default), _STEIN or _NAIVE (benches) */
 	uint64_t max_time_ns;
 	uint64_t cal_ns, lead_in_ns, lead_out_ns;
 	uint64_t run_ns;            /* target length of one L run when ops is automatic */

@@ -124,7 +124,7 @@ static uint64_t cpu_time_ns(void)
 static int64_t cpu_idle_ns(int cpu)
 {
 	static struct procfs_idle id;
-	if (cpu < 0 || procfs_read_timer_list(&id))
+	if (cpu < 0 || procfs_read_timer_list_cpu(cpu, &id))
 		return -1;
 	return procfs_idle_ended_ns(&id, cpu);
 }

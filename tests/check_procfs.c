@@ -3,6 +3,7 @@
 #include "tests/suites.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -314,6 +315,43 @@ START_TEST(test_timer_list_idle_time)
 }
 END_TEST
 
+/* reading /proc/timer_list stops once the CPU's idle fields are in: its iowait line, or the next section */
+START_TEST(test_timer_list_read_stops_after_the_cpu)
+{
+	const char *two = "now at 5000 nsecs\n"
+			  "\n"
+			  "cpu: 0\n"
+			  "  .idle_sleeptime : 1000 nsecs\n"
+			  "  .iowait_sleeptime: 250 nsecs\n"
+			  "cpu: 1\n"
+			  "  .idle_sleeptime : 700 nsecs\n";
+	ck_assert_int_eq(procfs_timer_list_has_cpu(two, 0), 1);
+	ck_assert_int_eq(procfs_timer_list_has_cpu(two, 1), 0); /* no iowait line, no next section yet */
+	ck_assert_int_eq(procfs_timer_list_has_cpu(two, 2), 0);
+	ck_assert_int_eq(procfs_timer_list_has_cpu(two, 10), 0); /* "cpu: 1" is not "cpu: 10" */
+	/* CPU 0's iowait line not read to its end */
+	ck_assert_int_eq(procfs_timer_list_has_cpu("now\n\ncpu: 0\n  .idle_sleeptime : 1000 nsecs\n  .iowait_sle", 0),
+			 0);
+	/* a kernel without the iowait field: the tick devices end the section */
+	ck_assert_int_eq(procfs_timer_list_has_cpu("x\ncpu: 1\n  .idle_sleeptime : 7 nsecs\nTick Device: mode: 1\n", 1),
+			 1);
+	/* the CPUs before it are parsed, the later ones are absent */
+	struct procfs_idle s;
+	ck_assert_int_eq(procfs_parse_timer_list("now at 9 nsecs\n\ncpu: 0\n  .idle_sleeptime : 1000 nsecs\n"
+						 "  .iowait_sleeptime: 250 nsecs\n",
+						 &s),
+			 0);
+	ck_assert_int_eq(procfs_idle_ended_ns(&s, 0), 1250);
+	ck_assert_int_eq(procfs_idle_ended_ns(&s, 1), -1);
+	/* this host's own file: the fields of the CPU this test runs on, online, are found (root only) */
+	int cpu = sched_getcpu();
+	if (geteuid() == 0 && cpu >= 0 && cpu < PROCFS_MAX_CPUS) {
+		ck_assert_int_eq(procfs_read_timer_list_cpu(cpu, &s), 0);
+		ck_assert_int_ge(procfs_idle_ended_ns(&s, cpu), 0);
+	}
+}
+END_TEST
+
 Suite *procfs_suite(void)
 {
 	Suite *s = suite_create("procfs");
@@ -321,6 +359,7 @@ Suite *procfs_suite(void)
 	tcase_add_test(tc, test_stat_parses_per_cpu_fields_including_steal);
 	tcase_add_test(tc, test_interrupts_sums_by_kind);
 	tcase_add_test(tc, test_timer_list_idle_time);
+	tcase_add_test(tc, test_timer_list_read_stops_after_the_cpu);
 	tcase_add_test(tc, test_stat_parses_total_line_and_counters);
 	tcase_add_test(tc, test_stat_rejects_malformed_text);
 	tcase_add_test(tc, test_softirqs_net_rows_per_cpu);

@@ -194,12 +194,42 @@ START_TEST(test_stein_two_stage_sample_size)
 }
 END_TEST
 
+/*
+ * Three stages: 4 estimates with sd 1.5, a +-1 target. Stein alone would
+ * ask for ceil((3.182446 x 1.5)^2) = ceil(22.79) = 23; the second stage
+ * goes to half of that, ceil(11.5) = 12. An sd of 2 over those 12 asks for
+ * ceil((t(0.975, 11) = 2.200985 x 2)^2) = ceil(19.38) = 20; an sd of 1.2
+ * for 6.98, less than the 12 already there, which then suffice.
+ */
+START_TEST(test_three_stage_sample_sizes)
+{
+	ck_assert_uint_eq(stats_stein_n(1.5, 4, 1, 0.95), 23);
+	ck_assert_uint_eq(stats_three_stage_n1(1.5, 4, 1, 0.95, 0.5, 0), 12);
+	ck_assert_uint_eq(stats_stein_n(2, 12, 1, 0.95), 20);
+	ck_assert_uint_eq(stats_stein_n(1.2, 12, 1, 0.95), 12);
+	/* a first stage already precise enough is its own second stage */
+	ck_assert_uint_eq(stats_three_stage_n1(0.1, 4, 1, 0.95, 0.5, 16), 4);
+	/* at most max_n1: an sd of 6 asks Stein for ceil((3.182446 x 6)^2) = 365, half is 183, the limit 16 */
+	ck_assert_uint_eq(stats_stein_n(6, 4, 1, 0.95), 365);
+	ck_assert_uint_eq(stats_three_stage_n1(6, 4, 1, 0.95, 0.5, 16), 16);
+	ck_assert_uint_eq(stats_three_stage_n1(6, 4, 1, 0.95, 0.5, 0), 183);
+	ck_assert_uint_eq(stats_three_stage_n1(1.5, 4, 1, 0.95, 0.5, 16), 12);
+	/* rho = 1 is Stein's own N */
+	ck_assert_uint_eq(stats_three_stage_n1(1.5, 4, 1, 0.95, 1, 0), 23);
+	ck_assert_uint_eq(stats_three_stage_n1(1.5, 4, 1, 0.95, 0, 0), 0);
+	ck_assert_uint_eq(stats_three_stage_n1(1.5, 4, 1, 0.95, 1.5, 0), 0);
+	ck_assert_uint_eq(stats_three_stage_n1(1.5, 1, 1, 0.95, 0.5, 0), 0);
+	ck_assert_uint_eq(stats_three_stage_n1(1.5, 4, 0, 0.95, 0.5, 0), 0);
+}
+END_TEST
+
 Suite *stats_suite(void)
 {
 	Suite *s = suite_create("stats");
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_mean_sd_hand_computed);
 	tcase_add_test(tc, test_stein_two_stage_sample_size);
+	tcase_add_test(tc, test_three_stage_sample_sizes);
 	tcase_add_test(tc, test_mean_keeps_precision_with_large_offset);
 	tcase_add_test(tc, test_median_and_mad);
 	tcase_add_test(tc, test_t_quantile_matches_published_table);

@@ -376,12 +376,27 @@ for a in "measure" "measure frobnicate" "measure spin --us x" "measure spin --re
 	"measure exec" "sweep udp" "sweep udp --sizes 100,x" "sweep spin --sizes 100" "predict tcp --sizes 1000" \
 	"predict udp --sizes 1000 --compute 10" "predict tcp --sizes 1000 --compute 10 --reps 1" "workloads extra" \
 	"measure spin --flows 2" "measure tcp --flows 0" "measure tcp --flows 2 --window 4" \
-	"measure tcp --remote-cpus all" "sweep tcp --sizes 100 --flows 257" "predict tcp --sizes 1000 --compute 10 --flows 2"; do
+	"measure tcp --remote-cpus all" "sweep tcp --sizes 100 --flows 257" "predict tcp --sizes 1000 --compute 10 --flows 2" \
+	"measure spin --precision 1% --stopping stein2"; do
 	# shellcheck disable=SC2086 # split the command from its options
 	expect 2 "$a" -- "$D" $a
 	one_line "$a"
 	has err "try 'displace ${a%% *} --help'" "$a"
 done
+
+has err "three-stage, stein or naive" "measure --stopping: the rules it knows"
+
+# --precision: the three stages by default, each stage's count and sd in the JSON, the interval within the target
+# shellcheck disable=SC2086
+expect 0 "measure --precision, three stages" -- "$D" measure spin --us 50 --precision 50% --max-time 20s $quick --json
+json out "measure --precision: the stages and the target reached" '.precision_met == true and .precision_of == "result"
+	and (.stopping | .rule == "three-stage" and .n0 >= 4 and .s0_us >= 0 and .n1 >= .n0 and .s1_us >= 0
+		and .target_n >= .n1) and .n >= .stopping.target_n and .ci95_us <= 0.5 * .tau_put_us.off_cpu'
+# shellcheck disable=SC2086
+expect 0 "measure --precision, Stein" -- "$D" measure spin --us 50 --precision 50% --max-time 20s $quick \
+	--stopping stein
+has out "precision reached for the result (Stein: [0-9]* estimates asked by the first [0-9]*)" \
+	"measure --stopping stein: the header names the rule"
 
 # measure spin: the JSON document, and 50 us of CPU within a loose band
 # shellcheck disable=SC2086
