@@ -275,11 +275,25 @@ void measuring_stop_text(const struct session *s, const struct measuring_stop *s
 			 st->target);
 }
 
-/* the sd and count whose Stein interval is the result's: the last stage's that set the total */
-static void stop_basis(const struct measuring_stop *st, double *sd, size_t *n)
+/*
+ * The rule's interval, NAN before its first stage (or, naive, before 3
+ * estimates): Stein's on the sd of the last stage done; for three stages
+ * the t interval over all the estimates instead when it is wider (the
+ * host's spread grew after the stage: a staged sd would claim a precision
+ * the later estimates do not have); the naive rule's t interval.
+ */
+static double stop_half(const struct session *s, const struct measuring_stop *st, const struct summary *sum)
 {
-	*sd = st->n1 ? st->s1 : st->s0;
-	*n = st->n1 ? st->n1 : st->n0;
+	const struct stats_summary *t = measuring_target(s, sum);
+	if (s->m.stopping == OPTS_STOP_NAIVE)
+		return sum->n >= 3 ? t->ci_half : NAN;
+	if (!st->n0)
+		return NAN;
+	double half = st->n1 ? stats_stein_half(st->s1, st->n1, sum->n, 0.95)
+			     : stats_stein_half(st->s0, st->n0, sum->n, 0.95);
+	if (s->m.stopping == OPTS_STOP_THREE && t->ci_half > half)
+		half = t->ci_half;
+	return half;
 }
 
 int measuring_stop_check(const struct session *s, struct measuring_stop *st, const struct summary *sum)
@@ -287,7 +301,7 @@ int measuring_stop_check(const struct session *s, struct measuring_stop *st, con
 	const struct stats_summary *t = measuring_target(s, sum);
 	double h = s->m.precision * fabs(t->mean);
 	if (s->m.stopping == OPTS_STOP_NAIVE) {
-		st->met = sum->n >= 3 && t->ci_half <= h;
+		st->met = stop_half(s, st, sum) <= h;
 		return st->met;
 	}
 	if (!st->n0) {
@@ -307,7 +321,8 @@ int measuring_stop_check(const struct session *s, struct measuring_stop *st, con
 		st->s1 = t->sd;
 		st->target = stats_stein_n(st->s1, st->n1, h, 0.95);
 	}
-	st->met = sum->n >= st->target && (s->m.stopping == OPTS_STOP_STEIN || st->n1);
+	st->met = sum->n >= st->target &&
+		  (s->m.stopping == OPTS_STOP_STEIN || (st->n1 && stop_half(s, st, sum) <= h));
 	return st->met;
 }
 
@@ -315,26 +330,16 @@ void measuring_stop_progress(const struct session *s, const struct measuring_sto
 			     struct msg_progress *p)
 {
 	const struct stats_summary *t = measuring_target(s, sum);
-	/* the interval that goes with the rule: Stein's once its first stage is done, else the t interval (3 on) */
-	double half = NAN, sd;
-	size_t n;
-	stop_basis(st, &sd, &n);
-	if (s->m.stopping != OPTS_STOP_NAIVE && st->n0)
-		half = stats_stein_half(sd, n, sum->n, 0.95);
-	else if (s->m.stopping == OPTS_STOP_NAIVE && sum->n >= 3)
-		half = t->ci_half;
-	msg_progress_ci(p, 100 * half / fabs(t->mean), 100 * s->m.precision);
+	msg_progress_ci(p, 100 * stop_half(s, st, sum) / fabs(t->mean), 100 * s->m.precision);
 }
 
 void measuring_stop_ci(const struct session *s, const struct measuring_stop *st, struct summary *sum)
 {
 	if (s->m.stopping == OPTS_STOP_NAIVE || !st->n0)
 		return;
-	double sd;
-	size_t n;
-	stop_basis(st, &sd, &n);
+	double half = stop_half(s, st, sum);
 	struct stats_summary *t = s->m.precision_norm ? &sum->norm : &sum->tau;
-	t->ci_half = stats_stein_half(sd, n, sum->n, 0.95);
+	t->ci_half = half;
 }
 
 int measuring_open_csv(const struct session *s, struct csvout *c, const char *header)

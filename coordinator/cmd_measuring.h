@@ -78,7 +78,9 @@ int measuring_check_truth(const struct session *s, const struct summary *sum, co
  * stop"). The default, three stages: after MEASURING_STEIN_N0 estimates, a
  * share MEASURING_THREE_RHO of what Stein's rule would ask for at their sd,
  * at most MEASURING_THREE_MAX_N1; then the total that the sd of all of
- * those asks for, with Stein's interval on it. Under --stopping stein,
+ * those asks for, with Stein's interval on it, or the t interval over all
+ * the estimates when that is wider (and on while either is wider than P).
+ * Under --stopping stein,
  * Stein's two stages (after the first stage, as many as its sd asks for);
  * under --stopping naive, the first time the t interval is within P.
  */
@@ -106,17 +108,16 @@ const struct stats_summary *measuring_target(const struct session *s, const stru
 int measuring_stop_check(const struct session *s, struct measuring_stop *st, const struct summary *sum);
 /*
  * measuring_stop_progress - the CI reached so far against --precision, to
- * the progress line p: Stein's interval on the sd of the last stage done
- * (unknown before the first), or under --stopping naive the t interval
- * from 3 estimates on
+ * the progress line p: the rule's interval (unknown before its first
+ * stage), or under --stopping naive the t interval from 3 estimates on
  */
 void measuring_stop_progress(const struct session *s, const struct measuring_stop *st, const struct summary *sum,
 			     struct msg_progress *p);
 /*
  * measuring_stop_ci - under the staged rules, once the first stage is
- * done, put Stein's interval on the last stage's sd into the summary's
- * figure aimed at (the CI that goes with the rule); the naive rule keeps
- * the usual t interval
+ * done, put the rule's interval (Stein's on the last stage's sd; for three
+ * stages the t interval over all when wider) into the summary's figure
+ * aimed at; the naive rule keeps the usual t interval
  */
 void measuring_stop_ci(const struct session *s, const struct measuring_stop *st, struct summary *sum);
 
