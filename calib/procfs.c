@@ -352,7 +352,7 @@ int procfs_read_file(const char *path, char **text)
 	return read_until(path, text, NULL, 0);
 }
 
-int procfs_timer_list_has_cpu(const char *text, int cpu)
+size_t procfs_timer_list_cpu_end(const char *text, int cpu)
 {
 	char head[32];
 	snprintf(head, sizeof head, "\ncpu: %d\n", cpu);
@@ -366,12 +366,17 @@ int procfs_timer_list_has_cpu(const char *text, int cpu)
 		if (!eol)
 			return 0; /* a line not read to its end yet */
 		if (!strncmp(line, "cpu: ", 5) || !strncmp(line, "Tick Device", 11))
-			return 1;
+			return (size_t)(line - text);
 		if (!strncmp(line, "  .iowait_sleeptime", 19))
-			return 1; /* the last field procfs_parse_timer_list needs */
+			return (size_t)(eol + 1 - text); /* the last field procfs_parse_timer_list needs */
 		line = eol + 1;
 	}
 	return 0;
+}
+
+static int timer_list_has_cpu(const char *text, int cpu)
+{
+	return procfs_timer_list_cpu_end(text, cpu) > 0;
 }
 
 #define READ_AND_PARSE(path, parse, out)            \
@@ -408,9 +413,13 @@ int procfs_read_timer_list(struct procfs_idle *s)
 int procfs_read_timer_list_cpu(int cpu, struct procfs_idle *s)
 {
 	char *text;
-	int rc = read_until("/proc/timer_list", &text, procfs_timer_list_has_cpu, cpu);
+	int rc = read_until("/proc/timer_list", &text, timer_list_has_cpu, cpu);
 	if (rc)
 		return rc;
+	/* the last read ends anywhere, maybe inside a later CPU's number: parse up to cpu's end only */
+	size_t end = procfs_timer_list_cpu_end(text, cpu);
+	if (end)
+		text[end] = '\0';
 	rc = procfs_parse_timer_list(text, s);
 	free(text);
 	return rc;

@@ -112,11 +112,12 @@ int procfs_read_loadavg(struct procfs_loadavg *l);
 int procfs_read_interrupts(struct procfs_interrupts *s);
 int procfs_read_timer_list(struct procfs_idle *s);
 /*
- * procfs_timer_list_has_cpu - 1 when text, the start of /proc/timer_list,
- * holds all of cpu's idle fields (its section is read up to its iowait
- * line, or to the next CPU's or the tick devices' section), else 0
+ * procfs_timer_list_cpu_end - when text, the start of /proc/timer_list,
+ * holds all of cpu's idle fields: the length of text up to their end (past
+ * cpu's iowait line, or at the start of the next CPU's or the tick
+ * devices' section); 0 while it does not
  */
-int procfs_timer_list_has_cpu(const char *text, int cpu);
+size_t procfs_timer_list_cpu_end(const char *text, int cpu);
 /*
  * procfs_read_timer_list_cpu - /proc/timer_list read only up to cpu's idle
  * fields: the file lists every timer of every CPU, and the kernel makes it

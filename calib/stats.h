@@ -76,8 +76,8 @@ size_t stats_stein_n(double s0, size_t n0, double h, double conf);
  * limit; a first stage that caught one burst of noise asks for hundreds,
  * and the second stage then looks again after max_n1). The sd over all N1
  * then asks for the final total, by stats_stein_n(s1, N1, ...): its
- * t(N1-1) is smaller than the first stage's t(n0-1), and s1 is a better
- * estimate than s0, so the total comes closer to what the spread needs.
+ * t(N1-1) is at most the first stage's t(n0-1), and s1 is at least as good
+ * an estimate as s0, so the total comes closer to what the spread needs.
  * 0 when n0 < 2, h <= 0 or rho is not in (0, 1].
  */
 size_t stats_three_stage_n1(double s0, size_t n0, double h, double conf, double rho, size_t max_n1);

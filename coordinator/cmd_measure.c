@@ -72,7 +72,7 @@ struct out {
 	int have_csv;
 };
 
-static int run_loop(struct session *r, struct series *s, struct out *o, struct measuring_stop *stop)
+static int run_loop(struct session *r, struct series *s, struct out *o, struct stop_state *stop)
 {
 	unsigned reps = r->m.reps ? r->m.reps : DEFAULT_REPS;
 	if (r->m.fit)
@@ -154,7 +154,7 @@ int cmd_measure(int argc, char **argv)
 	struct series s;
 	session_series_init(&r, &s, r.m.workload);
 	int rc = 0;
-	struct measuring_stop stop;
+	struct stop_state stop;
 	memset(&stop, 0, sizeof stop);
 	struct msg_progress pilot;
 	msg_progress_start(&pilot, "measuring", 0);
@@ -266,7 +266,7 @@ int cmd_measure(int argc, char **argv)
 		series_args_text(&s, args, sizeof args);
 		cli_format_cpulist(&r.seq.o.cpus, cpus, sizeof cpus);
 		printf("displace measure %s %s\n", r.m.workload, args);
-		char prec[200] = "", how[120];
+		char prec[240] = "", how[160];
 		if (r.m.precision) {
 			measuring_stop_text(&r, &stop, how, sizeof how);
 			snprintf(prec, sizeof prec, ", precision %s for the %s%s", met ? "reached" : "NOT reached",

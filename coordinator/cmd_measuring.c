@@ -248,13 +248,13 @@ const struct stats_summary *measuring_target(const struct session *s, const stru
 	return s->m.precision_norm ? &sum->norm : &sum->tau;
 }
 
-json_t *measuring_stop_json(const struct session *s, const struct measuring_stop *st)
+json_t *measuring_stop_json(const struct session *s, const struct stop_state *st)
 {
-	if (s->m.stopping == OPTS_STOP_NAIVE)
+	if (s->m.stopping == STOP_NAIVE)
 		return json_string("naive");
-	json_t *j = json_pack("{s:s, s:I, s:o}", "rule", s->m.stopping == OPTS_STOP_STEIN ? "stein" : "three-stage",
+	json_t *j = json_pack("{s:s, s:I, s:o}", "rule", s->m.stopping == STOP_STEIN ? "stein" : "three-stage",
 			      "n0", (json_int_t)st->n0, "s0_us", jout_num(st->n0 ? st->s0 / 1e3 : NAN));
-	if (s->m.stopping == OPTS_STOP_THREE) {
+	if (s->m.stopping == STOP_THREE) {
 		json_object_set_new(j, "n1", json_integer((json_int_t)st->n1));
 		json_object_set_new(j, "s1_us", jout_num(st->n1 ? st->s1 / 1e3 : NAN));
 	}
@@ -262,84 +262,38 @@ json_t *measuring_stop_json(const struct session *s, const struct measuring_stop
 	return j;
 }
 
-void measuring_stop_text(const struct session *s, const struct measuring_stop *st, char *buf, size_t len)
+void measuring_stop_text(const struct session *s, const struct stop_state *st, char *buf, size_t len)
 {
-	if (s->m.stopping == OPTS_STOP_NAIVE || !st->n0)
+	if (s->m.stopping == STOP_NAIVE || !st->n0)
 		snprintf(buf, len, "%s", "");
-	else if (s->m.stopping == OPTS_STOP_STEIN)
+	else if (s->m.stopping == STOP_STEIN)
 		snprintf(buf, len, " (Stein: %zu estimates asked by the first %zu)", st->target, st->n0);
-	else if (!st->n1)
+	else if (!st->n1 || st->n1 == st->n0)
 		snprintf(buf, len, " (three stages: the first %zu asked for %zu)", st->n0, st->target);
 	else
 		snprintf(buf, len, " (three stages: the first %zu asked for %zu, whose sd asked for %zu)", st->n0, st->n1,
 			 st->target);
 }
 
-/*
- * The rule's interval, NAN before its first stage (or, naive, before 3
- * estimates): Stein's on the sd of the last stage done; for three stages
- * the t interval over all the estimates instead when it is wider (the
- * host's spread grew after the stage: a staged sd would claim a precision
- * the later estimates do not have); the naive rule's t interval.
- */
-static double stop_half(const struct session *s, const struct measuring_stop *st, const struct summary *sum)
+int measuring_stop_check(const struct session *s, struct stop_state *st, const struct summary *sum)
 {
 	const struct stats_summary *t = measuring_target(s, sum);
-	if (s->m.stopping == OPTS_STOP_NAIVE)
-		return sum->n >= 3 ? t->ci_half : NAN;
-	if (!st->n0)
-		return NAN;
-	double half = st->n1 ? stats_stein_half(st->s1, st->n1, sum->n, 0.95)
-			     : stats_stein_half(st->s0, st->n0, sum->n, 0.95);
-	if (s->m.stopping == OPTS_STOP_THREE && t->ci_half > half)
-		half = t->ci_half;
-	return half;
+	return stop_update(s->m.stopping, st, t->n, t->sd, t->ci_half, s->m.precision * fabs(t->mean));
 }
 
-int measuring_stop_check(const struct session *s, struct measuring_stop *st, const struct summary *sum)
-{
-	const struct stats_summary *t = measuring_target(s, sum);
-	double h = s->m.precision * fabs(t->mean);
-	if (s->m.stopping == OPTS_STOP_NAIVE) {
-		st->met = stop_half(s, st, sum) <= h;
-		return st->met;
-	}
-	if (!st->n0) {
-		if (sum->n < MEASURING_STEIN_N0 || !isfinite(t->sd))
-			return 0;
-		/* the first stage: its sd decides how many estimates there will be (three stages: for now) */
-		st->n0 = sum->n;
-		st->s0 = t->sd;
-		st->target = s->m.stopping == OPTS_STOP_STEIN
-				     ? stats_stein_n(st->s0, st->n0, h, 0.95)
-				     : stats_three_stage_n1(st->s0, st->n0, h, 0.95, MEASURING_THREE_RHO,
-							       MEASURING_THREE_MAX_N1);
-	}
-	if (s->m.stopping == OPTS_STOP_THREE && !st->n1 && sum->n >= st->target && isfinite(t->sd)) {
-		/* the second stage: the sd of all its estimates decides the total */
-		st->n1 = sum->n;
-		st->s1 = t->sd;
-		st->target = stats_stein_n(st->s1, st->n1, h, 0.95);
-	}
-	st->met = sum->n >= st->target &&
-		  (s->m.stopping == OPTS_STOP_STEIN || (st->n1 && stop_half(s, st, sum) <= h));
-	return st->met;
-}
-
-void measuring_stop_progress(const struct session *s, const struct measuring_stop *st, const struct summary *sum,
+void measuring_stop_progress(const struct session *s, const struct stop_state *st, const struct summary *sum,
 			     struct msg_progress *p)
 {
 	const struct stats_summary *t = measuring_target(s, sum);
-	msg_progress_ci(p, 100 * stop_half(s, st, sum) / fabs(t->mean), 100 * s->m.precision);
+	msg_progress_ci(p, 100 * stop_half(s->m.stopping, st, t->n, t->ci_half) / fabs(t->mean), 100 * s->m.precision);
 }
 
-void measuring_stop_ci(const struct session *s, const struct measuring_stop *st, struct summary *sum)
+void measuring_stop_ci(const struct session *s, const struct stop_state *st, struct summary *sum)
 {
-	if (s->m.stopping == OPTS_STOP_NAIVE || !st->n0)
+	if (s->m.stopping == STOP_NAIVE || !st->n0)
 		return;
-	double half = stop_half(s, st, sum);
 	struct stats_summary *t = s->m.precision_norm ? &sum->norm : &sum->tau;
-	t->ci_half = half;
+	t->ci_half = stop_half(s->m.stopping, st, t->n, t->ci_half);
 }
 
 int measuring_open_csv(const struct session *s, struct csvout *c, const char *header)

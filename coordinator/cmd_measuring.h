@@ -74,44 +74,26 @@ int measuring_warn_busy(const struct session *s, const struct measuring_busy *b)
 #define MEASURING_MAX_CHANGE_PCT 5.0
 int measuring_check_truth(const struct session *s, const struct summary *sum, const char *label);
 /*
- * --precision's stopping rule, per series (docs/estimators.md, "When to
- * stop"). The default, three stages: after MEASURING_STEIN_N0 estimates, a
- * share MEASURING_THREE_RHO of what Stein's rule would ask for at their sd,
- * at most MEASURING_THREE_MAX_N1; then the total that the sd of all of
- * those asks for, with Stein's interval on it, or the t interval over all
- * the estimates when that is wider (and on while either is wider than P).
- * Under --stopping stein,
- * Stein's two stages (after the first stage, as many as its sd asks for);
- * under --stopping naive, the first time the t interval is within P.
- */
-#define MEASURING_STEIN_N0 4
-#define MEASURING_THREE_RHO 0.5
-#define MEASURING_THREE_MAX_N1 (4 * MEASURING_STEIN_N0)
-struct measuring_stop {
-	size_t n0;          /* the first stage's estimates, once done (0 before) */
-	double s0;          /* their sd, of the figure aimed at */
-	size_t n1;          /* three stages: the second stage's total, once done (0 before) */
-	double s1;          /* the sd over those n1 */
-	size_t target;      /* the estimates the rule asks for (so far) */
-	int met;
-};
-/*
  * measuring_stop_json - the rule and its stages, for the JSON's "stopping":
  * "naive", or {rule, n0, s0_us, [n1, s1_us,] target_n}
  */
-json_t *measuring_stop_json(const struct session *s, const struct measuring_stop *st);
+json_t *measuring_stop_json(const struct session *s, const struct stop_state *st);
 /* measuring_stop_text - the same for the text's header: " (three stages: ...)", or "" */
-void measuring_stop_text(const struct session *s, const struct measuring_stop *st, char *buf, size_t len);
+void measuring_stop_text(const struct session *s, const struct stop_state *st, char *buf, size_t len);
 /* measuring_target - the figure --precision aims at: the result, or its normalised cost */
 const struct stats_summary *measuring_target(const struct session *s, const struct summary *sum);
-/* measuring_stop_check - after an estimate is added: 1 when the series has reached its precision */
-int measuring_stop_check(const struct session *s, struct measuring_stop *st, const struct summary *sum);
+/*
+ * measuring_stop_check - after an estimate is added: 1 when the series has
+ * reached its precision, by --stopping's rule (calib/stopping.h) on the
+ * figure aimed at
+ */
+int measuring_stop_check(const struct session *s, struct stop_state *st, const struct summary *sum);
 /*
  * measuring_stop_progress - the CI reached so far against --precision, to
  * the progress line p: the rule's interval (unknown before its first
  * stage), or under --stopping naive the t interval from 3 estimates on
  */
-void measuring_stop_progress(const struct session *s, const struct measuring_stop *st, const struct summary *sum,
+void measuring_stop_progress(const struct session *s, const struct stop_state *st, const struct summary *sum,
 			     struct msg_progress *p);
 /*
  * measuring_stop_ci - under the staged rules, once the first stage is
@@ -119,7 +101,7 @@ void measuring_stop_progress(const struct session *s, const struct measuring_sto
  * stages the t interval over all when wider) into the summary's figure
  * aimed at; the naive rule keeps the usual t interval
  */
-void measuring_stop_ci(const struct session *s, const struct measuring_stop *st, struct summary *sum);
+void measuring_stop_ci(const struct session *s, const struct stop_state *st, struct summary *sum);
 
 /*
  * measuring_open_csv - open --csv (if given) for appending with header.

@@ -248,7 +248,7 @@ int cmd_sweep(int argc, char **argv)
 	size_t n = so.nsizes;
 	struct series *ser = calloc(n, sizeof *ser);
 	struct summary *sum = calloc(n, sizeof *sum);
-	struct measuring_stop *stop = calloc(n, sizeof *stop);
+	struct stop_state *stop = calloc(n, sizeof *stop);
 	int rc = 0;
 	if (!ser || !sum || !stop) {
 		msg_error("out of memory");

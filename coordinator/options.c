@@ -260,11 +260,11 @@ static int common_opt(struct opts *m, int id, const char *v)
 		return 0;
 	case O_STOPPING:
 		if (!strcmp(v, "three-stage"))
-			m->stopping = OPTS_STOP_THREE;
+			m->stopping = STOP_THREE;
 		else if (!strcmp(v, "stein"))
-			m->stopping = OPTS_STOP_STEIN;
+			m->stopping = STOP_STEIN;
 		else if (!strcmp(v, "naive"))
-			m->stopping = OPTS_STOP_NAIVE;
+			m->stopping = STOP_NAIVE;
 		else
 			return -1;
 		return 0;

@@ -11,15 +11,13 @@
 
 #include <stdio.h>
 
+#include "calib/stopping.h"
 #include "common/cli.h"
 #include "fluid/fluid_args.h"
 
 #include <stdint.h>
 
 #define OPTS_MAX_WARGS 64
-
-/* --precision's stopping rules (cmd_measuring.h) */
-enum { OPTS_STOP_THREE, OPTS_STOP_STEIN, OPTS_STOP_NAIVE };
 
 struct opts {
 	const char *cmd;            /* "measure", "sweep", "predict": for messages */
@@ -39,7 +37,7 @@ struct opts {
 	unsigned reps;              /* runs; 0: the default */
 	double precision;           /* 0: off; else the CI half-width wanted, as a fraction */
 	int precision_norm;         /* --precision-of normalised: the target is the normalised cost */
-	int stopping;               /* --stopping: OPTS_STOP_THREE (default), _STEIN or _NAIVE (benches) */
+	enum stop_rule stopping;    /* --stopping: STOP_THREE (default), STOP_STEIN or STOP_NAIVE (benches) */
 	uint64_t max_time_ns;
 	uint64_t cal_ns, lead_in_ns, lead_out_ns;
 	uint64_t run_ns;            /* target length of one L run when ops is automatic */

@@ -12,6 +12,7 @@ int main(void)
 {
 	Suite *(*const suites[])(void) = {
 		stats_suite,
+		stopping_suite,
 		cli_suite,
 		fluid_suite,
 		measure_suite,

@@ -325,16 +325,18 @@ START_TEST(test_timer_list_read_stops_after_the_cpu)
 			  "  .iowait_sleeptime: 250 nsecs\n"
 			  "cpu: 1\n"
 			  "  .idle_sleeptime : 700 nsecs\n";
-	ck_assert_int_eq(procfs_timer_list_has_cpu(two, 0), 1);
-	ck_assert_int_eq(procfs_timer_list_has_cpu(two, 1), 0); /* no iowait line, no next section yet */
-	ck_assert_int_eq(procfs_timer_list_has_cpu(two, 2), 0);
-	ck_assert_int_eq(procfs_timer_list_has_cpu(two, 10), 0); /* "cpu: 1" is not "cpu: 10" */
+	/* CPU 0's fields end with its iowait line: 18 + 1 + 7 + 31 + 31 = 88 characters in */
+	ck_assert_uint_eq(procfs_timer_list_cpu_end(two, 0), strstr(two, "cpu: 1") - two);
+	ck_assert_uint_eq(procfs_timer_list_cpu_end(two, 0), 88);
+	ck_assert_uint_eq(procfs_timer_list_cpu_end(two, 1), 0); /* no iowait line, no next section yet */
+	ck_assert_uint_eq(procfs_timer_list_cpu_end(two, 2), 0);
+	ck_assert_uint_eq(procfs_timer_list_cpu_end(two, 10), 0); /* "cpu: 1" is not "cpu: 10" */
 	/* CPU 0's iowait line not read to its end */
-	ck_assert_int_eq(procfs_timer_list_has_cpu("now\n\ncpu: 0\n  .idle_sleeptime : 1000 nsecs\n  .iowait_sle", 0),
-			 0);
-	/* a kernel without the iowait field: the tick devices end the section */
-	ck_assert_int_eq(procfs_timer_list_has_cpu("x\ncpu: 1\n  .idle_sleeptime : 7 nsecs\nTick Device: mode: 1\n", 1),
-			 1);
+	ck_assert_uint_eq(
+		procfs_timer_list_cpu_end("now\n\ncpu: 0\n  .idle_sleeptime : 1000 nsecs\n  .iowait_sle", 0), 0);
+	/* a kernel without the iowait field: the tick devices' section ends it, and is not part of it */
+	const char *noio = "x\ncpu: 1\n  .idle_sleeptime : 7 nsecs\nTick Device: mode: 1\n";
+	ck_assert_uint_eq(procfs_timer_list_cpu_end(noio, 1), strstr(noio, "Tick") - noio);
 	/* the CPUs before it are parsed, the later ones are absent */
 	struct procfs_idle s;
 	ck_assert_int_eq(procfs_parse_timer_list("now at 9 nsecs\n\ncpu: 0\n  .idle_sleeptime : 1000 nsecs\n"

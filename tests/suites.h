@@ -5,6 +5,7 @@
 #include <check.h>
 
 Suite *stats_suite(void);
+Suite *stopping_suite(void);
 Suite *cli_suite(void);
 Suite *fluid_suite(void);
 Suite *measure_suite(void);
