@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,6 +298,40 @@ const struct procfs_cpu *procfs_stat_find(const struct procfs_stat *s, int cpu)
 		if (s->cpu[i].cpu == cpu)
 			return &s->cpu[i];
 	return NULL;
+}
+
+void procfs_busy_add(const struct procfs_stat *a, const struct procfs_stat *b, uint64_t *busy, uint64_t *total,
+		     int n)
+{
+	for (int i = 0; i < b->n; i++) {
+		const struct procfs_cpu *y = &b->cpu[i], *x = procfs_stat_find(a, y->cpu);
+		/* a CPU that went offline and came back restarts its counts: skip it */
+		if (!x || y->cpu < 0 || y->cpu >= n || procfs_cpu_total(y) < procfs_cpu_total(x) ||
+		    procfs_cpu_busy(y) < procfs_cpu_busy(x))
+			continue;
+		busy[y->cpu] += procfs_cpu_busy(y) - procfs_cpu_busy(x);
+		total[y->cpu] += procfs_cpu_total(y) - procfs_cpu_total(x);
+	}
+}
+
+int procfs_least_busy(const uint64_t *busy, const uint64_t *total, int n, const int *skip, int nskip,
+		      double *share)
+{
+	int best = -1;
+	*share = NAN;
+	for (int c = 0; c < n; c++) {
+		int skipped = 0;
+		for (int k = 0; k < nskip && !skipped; k++)
+			skipped = skip[k] == c;
+		if (skipped || !total[c])
+			continue;
+		double x = (double)busy[c] / (double)total[c];
+		if (best < 0 || x < *share) {
+			best = c;
+			*share = x;
+		}
+	}
+	return best;
 }
 
 /*

@@ -34,6 +34,11 @@ int sum_shared_cpu(const struct summary *s)
 	return s->others_share >= SUM_MAX_OTHERS_SHARE;
 }
 
+int sum_nowhere_else(const struct summary *s)
+{
+	return s->other_cpu >= 0 && s->other_cpu_busy >= SUM_MAX_OTHER_CPU_BUSY;
+}
+
 double sum_fluid_share(const struct summary *s)
 {
 	/* tau0 is the fluid's speed in its undisturbed chunks during the co-runs */
@@ -419,6 +424,8 @@ int sum_clock_lies(const struct summary *s, int src)
 void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, struct summary *sum)
 {
 	memset(sum, 0, sizeof *sum);
+	sum->other_cpu = -1;
+	sum->other_cpu_busy = NAN;
 	struct one *e = calloc(nruns ? nruns : 1, sizeof *e);
 	bool *flag = calloc(nruns ? nruns : 1, sizeof *flag);
 	sum->fitted = o->fit;

@@ -87,6 +87,13 @@ struct summary {
 	double others_share, e_shared_ns;
 	/* the share of the calibrations the CPU was idle, a CPU limit holding the fluid (NAN: unknown) */
 	double idle_share;
+	/*
+	 * The least busy CPU with no fluid over the co-runs (/proc/stat ticks)
+	 * and its busy share: set by the caller (seq_summarize), -1 and NAN
+	 * when every CPU had a fluid or /proc/stat could not be read.
+	 */
+	int other_cpu;
+	double other_cpu_busy;
 	int ncpu;
 	int cpu_id[EST_MAX_CPUS];
 	double cpu_tau_ns[EST_MAX_CPUS];   /* the result's estimator, per fluid CPU */
@@ -167,6 +174,19 @@ double sum_shared_bound_ns(double b, double tau_ns);
  */
 #define SUM_MAX_OTHERS_SHARE 0.01
 int sum_shared_cpu(const struct summary *s);
+
+/*
+ * sum_nowhere_else - whether every CPU without a fluid was busy at least
+ * SUM_MAX_OTHER_CPU_BUSY of the co-runs: the host's other tasks then had
+ * no idle CPU but the measured one, and which of them land there during a
+ * calibration (the idle-class fluid makes the CPU look idle) and which
+ * during a co-run (the PUT keeps it busy) differs, so b, taken from the
+ * calibrations, is not what the others took in the runs. Under a
+ * memory-bandwidth hog on the other CPU the error of a pair had a lag-2
+ * autocorrelation of 0.4 to 0.5 and the 95 % CI covered 77 % (bench/RESULTS.md).
+ */
+#define SUM_MAX_OTHER_CPU_BUSY 0.9
+int sum_nowhere_else(const struct summary *s);
 
 /*
  * sum_fluid_share - the fluid's speed in the bracketing calibrations as a

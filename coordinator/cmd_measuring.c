@@ -120,7 +120,8 @@ void measuring_drift_note(const struct session *s)
 
 void measuring_busy_init(struct measuring_busy *b)
 {
-	*b = (struct measuring_busy){ .share = 1, .others = 0, .bound_pct = 0, .bound_ns = 0, .idle = 0, .idle_known = 0 };
+	*b = (struct measuring_busy){ .share = 1, .others = 0, .bound_pct = 0, .bound_ns = 0, .idle = 0, .idle_known = 0,
+				      .other_cpu = -1, .other_busy = NAN };
 }
 
 void measuring_busy_add(struct measuring_busy *b, const struct summary *sum)
@@ -132,6 +133,10 @@ void measuring_busy_add(struct measuring_busy *b, const struct summary *sum)
 		b->idle = fmax(b->idle, sum->idle_share);
 		b->idle_known = 1;
 	}
+	if (sum_nowhere_else(sum) && !(sum->other_cpu_busy <= b->other_busy)) {
+		b->other_cpu = sum->other_cpu;
+		b->other_busy = sum->other_cpu_busy;
+	}
 	double pct = 100 * sum->e_shared_ns / fabs(sum->tau.mean);
 	if (isfinite(pct) && pct > b->bound_pct) {
 		b->bound_pct = pct;
@@ -139,8 +144,22 @@ void measuring_busy_add(struct measuring_busy *b, const struct summary *sum)
 	}
 }
 
+/* every CPU with no fluid was busy: the host's other tasks had only the measured one */
+static int warn_nowhere_else(const struct session *s, const struct measuring_busy *b)
+{
+	if (b->other_cpu < 0)
+		return 0;
+	msg_warn("CPU %d, the least busy CPU without a fluid, was busy %.0f%% of the runs: the host's other tasks had "
+		 "no idle CPU but CPU %d, where they take a different share beside the PUT than beside the fluid alone, "
+		 "so the CI may not hold (beside a memory-bandwidth hog, 77 of 100 such 95%% CIs did: "
+		 "docs/estimators.md); leave a CPU free of load while measuring",
+		 b->other_cpu, 100 * b->other_busy, s->m.cpu);
+	return 1;
+}
+
 int measuring_warn_busy(const struct session *s, const struct measuring_busy *b)
 {
+	int nowhere = warn_nowhere_else(s, b);
 	char how[96];
 	snprintf(how, sizeof how, "find it with: ps -eLo pid,psr,pcpu,comm | awk '$2 == %d'", s->m.cpu);
 	if (b->others >= SUM_MAX_OTHERS_SHARE) {
@@ -160,7 +179,7 @@ int measuring_warn_busy(const struct session *s, const struct measuring_busy *b)
 			 "others do not (docs/estimators.md)",
 			 s->m.cpu, 100 * b->idle);
 	if (b->share >= SUM_MIN_FLUID_SHARE || b->idle >= SUM_MAX_OTHERS_SHARE)
-		return 0;
+		return nowhere;
 	msg_warn("in the calibrations around the runs the fluid ran at only %.0f%% of its undisturbed speed on CPU %d, "
 		 "and no other process took the CPU from it: interrupts or the hypervisor held it%s, and the result "
 		 "and its CI carry their changes; measure when the host is quieter, or another CPU with --cpu",

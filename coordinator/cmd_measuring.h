@@ -48,6 +48,8 @@ void measuring_drift_note(const struct session *s);
 struct measuring_busy {
 	double share, others, bound_pct, bound_ns, idle;
 	int idle_known;     /* the fluid could read the CPU's idle time (root) */
+	int other_cpu;      /* sum_nowhere_else: the least busy CPU with no fluid (-1: it was free) */
+	double other_busy;  /* ... its busy share */
 };
 /* measuring_busy_init - nothing seen yet; measuring_busy_add - one summary more */
 void measuring_busy_init(struct measuring_busy *b);
@@ -60,7 +62,8 @@ void measuring_busy_add(struct measuring_busy *b, const struct summary *sum);
  * no task took it, interrupts or the hypervisor held the CPU (a note
  * instead when a CPU limit held the fluid off an idle CPU, which the
  * off-CPU estimator leaves out). Warns and returns 1 in the first two
- * cases, else 0.
+ * cases, else 0. Warns too, and returns 1, when every CPU with no fluid
+ * was busy (sum_nowhere_else): the CI may not hold.
  */
 int measuring_warn_busy(const struct session *s, const struct measuring_busy *b);
 /*

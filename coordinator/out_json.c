@@ -97,6 +97,8 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 	/* a CPU shared with other tasks (sum_shared_cpu): their share, and how low the result can be for it */
 	json_object_set_new(o, "others_cpu_pct", jout_num(100 * s->others_share));
 	json_object_set_new(o, "idle_cpu_pct", jout_num(100 * s->idle_share));
+	json_object_set_new(o, "other_cpu_busy", s->other_cpu < 0 ? json_null()
+				 : json_pack("{s:i, s:o}", "cpu", s->other_cpu, "busy_pct", jout_num(100 * s->other_cpu_busy)));
 	json_object_set_new(o, "shared_cpu_bound_us", sum_shared_cpu(s) ? jout_num(s->e_shared_ns / 1e3) : json_null());
 	json_object_set_new(o, "put_wall_per_op_us", jout_num(s->put_wall_per_op_ns / 1e3));
 	json_t *cpu = json_array();
@@ -160,6 +162,9 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 		json_object_set_new(jr, "tau_f_ns", jout_num(r->tau_f_ns));
 		json_object_set_new(jr, "tau0_ns", jout_num(r->tau0_ns));
 		json_object_set_new(jr, "steal_ns", jout_num(r->steal_ns));
+		/* the off-CPU estimator's background: b, and what its bracket can be off by (e_backgr) */
+		json_object_set_new(jr, "others_share", jout_num(r->others_share));
+		json_object_set_new(jr, "backgr_ns", jout_num(r->bg_ns));
 		json_object_set_new(jr, "peer_ns", jout_num(r->peer_ns));
 		json_object_set_new(jr, "bytes", jout_num(r->bytes));
 		if (r->remote.ncpu) {

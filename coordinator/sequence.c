@@ -209,6 +209,8 @@ int seq_run(struct seq_ctx *q, struct series *s, uint64_t ops)
 	q->put_exit = r.put_exit;
 	if (rc)
 		return rc;
+	if (r.have_stat)
+		procfs_busy_add(&r.stat0, &r.stat1, q->busy_ticks, q->total_ticks, PROCFS_MAX_CPUS);
 	have_peer = have_peer && procfs_process_runtime_ns(q->o.peer_pid, &peer1) == 0;
 	if ((rc = seq_calibrate(q)))
 		return rc;
@@ -270,4 +272,6 @@ void seq_summarize(const struct seq_ctx *q, struct series *s, struct summary *su
 			      .nremote = q->o.remote ? q->o.remote->cpus.n : 0,
 			      .remote_cpu_id = q->o.remote ? q->o.remote->cpus.cpu : NULL };
 	sum_compute(s->runs, s->nruns, &o, sum);
+	sum->other_cpu = procfs_least_busy(q->busy_ticks, q->total_ticks, PROCFS_MAX_CPUS, q->o.cpus.cpu, q->o.cpus.n,
+					   &sum->other_cpu_busy);
 }

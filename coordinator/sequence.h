@@ -48,6 +48,8 @@ struct seq_ctx {
 	struct stats_acc rcal[EXP_MAX_CPUS]; /* their tau_F over all calibrations */
 	char err[512];
 	int put_exit;                      /* put's exit status when a run failed */
+	/* every CPU's busy and total /proc/stat ticks over the co-runs: were the CPUs with no fluid free? */
+	uint64_t busy_ticks[PROCFS_MAX_CPUS], total_ticks[PROCFS_MAX_CPUS];
 };
 
 /* seq_init - a sequence on env with options o */

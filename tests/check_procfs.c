@@ -3,6 +3,7 @@
 #include "tests/suites.h"
 
 #include <errno.h>
+#include <math.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,62 @@ START_TEST(test_stat_parses_per_cpu_fields_including_steal)
 	ck_assert_ptr_eq(procfs_stat_find(&s, 3), c);
 	ck_assert_ptr_eq(procfs_stat_find(&s, 0), &s.cpu[0]);
 	ck_assert_ptr_null(procfs_stat_find(&s, 1));
+}
+END_TEST
+
+/*
+ * Two readings of three CPUs: cpu0 (the fluid's) and cpu1, cpu2. Between
+ * them cpu1 ran 90 of 100 ticks, cpu2 40 of 100 (iowait counts as idle),
+ * cpu0 10 of 100. A third reading in which cpu2 restarted its counts (it
+ * went offline) adds nothing for cpu2.
+ */
+START_TEST(test_least_busy_cpu_over_readings)
+{
+	static struct procfs_stat a, b, c;
+	ck_assert_int_eq(procfs_parse_stat("cpu  0 0 0 0 0 0 0 0\n"
+					   "cpu0 100 0 0 1000 0 0 0 0\n"
+					   "cpu1 100 0 0 1000 0 0 0 0\n"
+					   "cpu2 100 0 0 1000 0 0 0 0\n",
+					   &a),
+			 0);
+	ck_assert_int_eq(procfs_parse_stat("cpu  0 0 0 0 0 0 0 0\n"
+					   "cpu0 105 0 5 1090 0 0 0 0\n"
+					   "cpu1 150 10 20 1010 0 5 5 0\n"
+					   "cpu2 120 0 10 1030 30 0 10 0\n",
+					   &b),
+			 0);
+	ck_assert_int_eq(procfs_parse_stat("cpu  0 0 0 0 0 0 0 0\n"
+					   "cpu0 105 0 5 1190 0 0 0 0\n"
+					   "cpu1 250 10 20 1010 0 5 5 0\n"
+					   "cpu2 1 0 0 5 0 0 0 0\n",
+					   &c),
+			 0);
+	uint64_t busy[4] = { 0 }, total[4] = { 0 };
+	procfs_busy_add(&a, &b, busy, total, 4);
+	ck_assert_uint_eq(busy[1], 90);
+	ck_assert_uint_eq(total[1], 100);
+	ck_assert_uint_eq(busy[2], 40);
+	ck_assert_uint_eq(total[2], 100);
+	ck_assert_uint_eq(total[3], 0);
+	double share;
+	int skip0[] = { 0 };
+	ck_assert_int_eq(procfs_least_busy(busy, total, 4, skip0, 1, &share), 2);
+	ck_assert_double_eq_tol(share, 0.4, 1e-12);
+	/* with no CPU skipped, cpu0 (10 of 100) is the least busy */
+	ck_assert_int_eq(procfs_least_busy(busy, total, 4, NULL, 0, &share), 0);
+	ck_assert_double_eq_tol(share, 0.1, 1e-12);
+
+	procfs_busy_add(&b, &c, busy, total, 4);
+	ck_assert_uint_eq(busy[1], 190);
+	ck_assert_uint_eq(total[1], 200);
+	ck_assert_uint_eq(total[2], 100); /* the restarted counts are left out */
+	/* CPUs at n or beyond are not counted: n = 2 sees cpu0 and cpu1 only */
+	uint64_t b2[2] = { 0 }, t2[2] = { 0 };
+	procfs_busy_add(&a, &b, b2, t2, 2);
+	ck_assert_uint_eq(t2[1], 100);
+	int skip01[] = { 0, 1 };
+	ck_assert_int_eq(procfs_least_busy(b2, t2, 2, skip01, 2, &share), -1);
+	ck_assert(isnan(share));
 }
 END_TEST
 
@@ -363,6 +420,7 @@ Suite *procfs_suite(void)
 	tcase_add_test(tc, test_timer_list_idle_time);
 	tcase_add_test(tc, test_timer_list_read_stops_after_the_cpu);
 	tcase_add_test(tc, test_stat_parses_total_line_and_counters);
+	tcase_add_test(tc, test_least_busy_cpu_over_readings);
 	tcase_add_test(tc, test_stat_rejects_malformed_text);
 	tcase_add_test(tc, test_softirqs_net_rows_per_cpu);
 	tcase_add_test(tc, test_softirqs_rejects_malformed_text);

@@ -293,6 +293,17 @@ START_TEST(test_shared_cpu_bound_is_a_share_of_the_result)
 	sum_compute(r, 4, &o, &s);
 	ck_assert(isnan(s.others_share) && isnan(s.e_shared_ns));
 	ck_assert(!sum_shared_cpu(&s));
+	/* no CPU without a fluid is known until the caller says: the others were not short of CPUs */
+	ck_assert_int_eq(s.other_cpu, -1);
+	ck_assert(isnan(s.other_cpu_busy));
+	ck_assert(!sum_nowhere_else(&s));
+	s.other_cpu = 1;
+	s.other_cpu_busy = 0.899;
+	ck_assert(!sum_nowhere_else(&s));
+	s.other_cpu_busy = 0.9;
+	ck_assert(sum_nowhere_else(&s));
+	s.other_cpu = -1;
+	ck_assert(!sum_nowhere_else(&s));
 }
 END_TEST
 

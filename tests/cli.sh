@@ -415,6 +415,31 @@ if held; then
 else
 	json out "measure spin: 50 us of CPU is 25 to 100 us" '.tau_put_us.displacement | . >= 25 and . <= 100'
 fi
+json out "measure spin json: the least busy CPU without a fluid, and the runs' b" '(.other_cpu_busy == null
+	or (.other_cpu_busy | .cpu != 0 and .busy_pct >= 0 and .busy_pct <= 100))
+	and (.runs | all(.[]; (.others_share | . == null or (. >= 0 and . <= 1)) and (.backgr_ns | . == null or . >= 0)))'
+
+# every CPU without a fluid busy (a bounded loop on CPU 1): the host's other tasks had only the measured
+# CPU, so displace warns that the CI may not hold, and says so in --strict's status
+if [ "$(nproc)" -eq 2 ]; then
+	taskset -c 1 timeout 30 sh -c 'while :; do :; done' &
+	hog=$!
+	# shellcheck disable=SC2086
+	expect 0 "measure beside a busy CPU 1" -- "$D" measure spin --us 50 --reps 4 $quick --json
+	json out "measure beside a busy CPU 1: CPU 1 was busy" '.other_cpu_busy | .cpu == 1 and .busy_pct >= 90'
+	has err "CPU 1, the least busy CPU without a fluid, was busy" "measure beside a busy CPU 1: the warning"
+	# shellcheck disable=SC2086
+	expect 5 "measure --strict beside a busy CPU 1" -- "$D" measure spin --us 50 --reps 4 $quick --strict
+	kill "$hog" 2>/dev/null
+	wait "$hog" 2>/dev/null
+	# fluids on both CPUs: no CPU without one, nothing to say
+	# shellcheck disable=SC2086
+	expect 0 "measure with fluids on every CPU" -- "$D" measure spin --us 50 --reps 2 $quick --cpus 0,1 --json
+	json out "measure with fluids on every CPU: no other CPU" '.other_cpu_busy == null'
+else
+	echo "note: not 2 CPUs: the busy-CPU warning is not checked" >&2
+fi
+
 # one pair is one estimate: never a CI, so --strict must call it untrustworthy
 # shellcheck disable=SC2086
 expect 5 "measure --strict with one pair" -- "$D" measure spin --us 50 --reps 2 $quick --strict
