@@ -300,22 +300,26 @@ const struct procfs_cpu *procfs_stat_find(const struct procfs_stat *s, int cpu)
 	return NULL;
 }
 
-void procfs_busy_add(const struct procfs_stat *a, const struct procfs_stat *b, uint64_t *busy, uint64_t *total,
-		     int n)
+int procfs_busy_add(const struct procfs_stat *a, const struct procfs_stat *b, uint64_t *busy, uint64_t *total,
+		    int n)
 {
+	int beyond = 0;
 	for (int i = 0; i < b->n; i++) {
 		const struct procfs_cpu *y = &b->cpu[i], *x = procfs_stat_find(a, y->cpu);
-		/* a CPU that went offline and came back restarts its counts: skip it */
-		if (!x || y->cpu < 0 || y->cpu >= n || procfs_cpu_total(y) < procfs_cpu_total(x) ||
-		    procfs_cpu_busy(y) < procfs_cpu_busy(x))
+		if (y->cpu >= n)
+			beyond++;
+		/* counts that went down (idle or iowait of an old kernel across a hot-unplug): no interval to count */
+		if (!x || y->cpu < 0 || y->cpu >= n || procfs_cpu_busy(y) < procfs_cpu_busy(x) ||
+		    procfs_cpu_total(y) - procfs_cpu_busy(y) < procfs_cpu_total(x) - procfs_cpu_busy(x))
 			continue;
 		busy[y->cpu] += procfs_cpu_busy(y) - procfs_cpu_busy(x);
 		total[y->cpu] += procfs_cpu_total(y) - procfs_cpu_total(x);
 	}
+	return beyond;
 }
 
 int procfs_least_busy(const uint64_t *busy, const uint64_t *total, int n, const int *skip, int nskip,
-		      double *share)
+		      uint64_t min_ticks, double *share)
 {
 	int best = -1;
 	*share = NAN;
@@ -323,7 +327,7 @@ int procfs_least_busy(const uint64_t *busy, const uint64_t *total, int n, const 
 		int skipped = 0;
 		for (int k = 0; k < nskip && !skipped; k++)
 			skipped = skip[k] == c;
-		if (skipped || !total[c])
+		if (skipped || !total[c] || total[c] < min_ticks)
 			continue;
 		double x = (double)busy[c] / (double)total[c];
 		if (best < 0 || x < *share) {

@@ -105,17 +105,18 @@ uint64_t procfs_cpu_total(const struct procfs_cpu *c);
 const struct procfs_cpu *procfs_stat_find(const struct procfs_stat *s, int cpu);
 /*
  * procfs_busy_add - add each CPU's busy and total ticks between readings a
- * and b to busy[cpu] and total[cpu], for the CPUs below n that both have
+ * and b to busy[cpu] and total[cpu], for the CPUs below n that both have.
+ * Returns how many CPUs b lists at n or beyond (not counted).
  */
-void procfs_busy_add(const struct procfs_stat *a, const struct procfs_stat *b, uint64_t *busy, uint64_t *total,
-		     int n);
+int procfs_busy_add(const struct procfs_stat *a, const struct procfs_stat *b, uint64_t *busy, uint64_t *total,
+		    int n);
 /*
- * procfs_least_busy - of the CPUs below n that have ticks in total[] and
- * are not in skip[0..nskip), the one with the smallest busy share
+ * procfs_least_busy - of the CPUs below n with at least min_ticks in
+ * total[] and not in skip[0..nskip), the one with the smallest busy share
  * busy/total: its number, with the share in *share; -1 (and NAN) if none
  */
 int procfs_least_busy(const uint64_t *busy, const uint64_t *total, int n, const int *skip, int nskip,
-		      double *share);
+		      uint64_t min_ticks, double *share);
 
 /* procfs_read_file - read a whole (small) file into a malloc'd NUL-terminated buffer; -errno */
 int procfs_read_file(const char *path, char **text);

@@ -89,8 +89,10 @@ struct summary {
 	double idle_share;
 	/*
 	 * The least busy CPU with no fluid over the co-runs (/proc/stat ticks)
-	 * and its busy share: set by the caller (seq_summarize), -1 and NAN
-	 * when every CPU had a fluid or /proc/stat could not be read.
+	 * and its busy share: set by the caller (seq_summarize), over every
+	 * co-run of the session (in sweep and predict, of every size), -1 and
+	 * NAN when every CPU had a fluid, the co-runs were too short to tell,
+	 * or /proc/stat could not be read.
 	 */
 	int other_cpu;
 	double other_cpu_busy;
@@ -183,7 +185,7 @@ int sum_shared_cpu(const struct summary *s);
  * during a co-run (the PUT keeps it busy) differs, so b, taken from the
  * calibrations, is not what the others took in the runs. Under a
  * memory-bandwidth hog on the other CPU the error of a pair had a lag-2
- * autocorrelation of 0.4 to 0.5 and the 95 % CI covered 77 % (bench/RESULTS.md).
+ * autocorrelation of 0.3 to 0.5 and the 95 % CI covered 77 to 87 % (bench/RESULTS.md).
  */
 #define SUM_MAX_OTHER_CPU_BUSY 0.9
 int sum_nowhere_else(const struct summary *s);

@@ -162,9 +162,9 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 		json_object_set_new(jr, "tau_f_ns", jout_num(r->tau_f_ns));
 		json_object_set_new(jr, "tau0_ns", jout_num(r->tau0_ns));
 		json_object_set_new(jr, "steal_ns", jout_num(r->steal_ns));
-		/* the off-CPU estimator's background: b, and what its bracket can be off by (e_backgr) */
+		/* b on the PUT's CPU, and e_backgr: what the brackets can be off by, over the fluid CPUs */
 		json_object_set_new(jr, "others_share", jout_num(r->others_share));
-		json_object_set_new(jr, "backgr_ns", jout_num(r->bg_ns));
+		json_object_set_new(jr, "e_backgr_ns", jout_num(r->bg_ns));
 		json_object_set_new(jr, "peer_ns", jout_num(r->peer_ns));
 		json_object_set_new(jr, "bytes", jout_num(r->bytes));
 		if (r->remote.ncpu) {

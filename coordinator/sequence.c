@@ -209,8 +209,8 @@ int seq_run(struct seq_ctx *q, struct series *s, uint64_t ops)
 	q->put_exit = r.put_exit;
 	if (rc)
 		return rc;
-	if (r.have_stat)
-		procfs_busy_add(&r.stat0, &r.stat1, q->busy_ticks, q->total_ticks, PROCFS_MAX_CPUS);
+	if (r.have_stat && procfs_busy_add(&r.stat0, &r.stat1, q->busy_ticks, q->total_ticks, PROCFS_MAX_CPUS))
+		q->busy_beyond = 1;
 	have_peer = have_peer && procfs_process_runtime_ns(q->o.peer_pid, &peer1) == 0;
 	if ((rc = seq_calibrate(q)))
 		return rc;
@@ -272,6 +272,20 @@ void seq_summarize(const struct seq_ctx *q, struct series *s, struct summary *su
 			      .nremote = q->o.remote ? q->o.remote->cpus.n : 0,
 			      .remote_cpu_id = q->o.remote ? q->o.remote->cpus.cpu : NULL };
 	sum_compute(s->runs, s->nruns, &o, sum);
-	sum->other_cpu = procfs_least_busy(q->busy_ticks, q->total_ticks, PROCFS_MAX_CPUS, q->o.cpus.cpu, q->o.cpus.n,
-					   &sum->other_cpu_busy);
+	/*
+	 * The CPUs with a fluid are not free for other tasks: this host's, and
+	 * the peer's (--remote-cpus) when it is this host (loopback, a unix
+	 * socket, a network namespace); on another host the same numbers are
+	 * left out too, which can only hide the warning.
+	 */
+	int skip[2 * EST_MAX_CPUS], nskip = 0;
+	for (int i = 0; i < q->o.cpus.n && nskip < 2 * EST_MAX_CPUS; i++)
+		skip[nskip++] = q->o.cpus.cpu[i];
+	for (int i = 0; q->o.remote && i < q->o.remote->cpus.n && nskip < 2 * EST_MAX_CPUS; i++)
+		skip[nskip++] = q->o.remote->cpus.cpu[i];
+	sum->other_cpu = -1;
+	sum->other_cpu_busy = NAN;
+	if (!q->busy_beyond)
+		sum->other_cpu = procfs_least_busy(q->busy_ticks, q->total_ticks, PROCFS_MAX_CPUS, skip, nskip,
+						   SEQ_MIN_BUSY_TICKS, &sum->other_cpu_busy);
 }

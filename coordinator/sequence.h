@@ -35,6 +35,13 @@ struct seq_opts {
 	int flows;                   /* --flows K: the PUT's connections at once (1: one) */
 };
 
+/*
+ * The least busy CPU without a fluid is judged on at least this many
+ * /proc/stat ticks of it (0.5 s at USER_HZ 100): fewer, and a peer's CPU
+ * 77 % busy can read 90 %.
+ */
+#define SEQ_MIN_BUSY_TICKS 50
+
 struct seq_ctx {
 	struct exp_env *env;
 	struct seq_opts o;
@@ -50,6 +57,7 @@ struct seq_ctx {
 	int put_exit;                      /* put's exit status when a run failed */
 	/* every CPU's busy and total /proc/stat ticks over the co-runs: were the CPUs with no fluid free? */
 	uint64_t busy_ticks[PROCFS_MAX_CPUS], total_ticks[PROCFS_MAX_CPUS];
+	int busy_beyond;                   /* CPUs /proc/stat listed past PROCFS_MAX_CPUS: the least busy is unknown */
 };
 
 /* seq_init - a sequence on env with options o */

@@ -89,8 +89,8 @@ END_TEST
 /*
  * Two readings of three CPUs: cpu0 (the fluid's) and cpu1, cpu2. Between
  * them cpu1 ran 90 of 100 ticks, cpu2 40 of 100 (iowait counts as idle),
- * cpu0 10 of 100. A third reading in which cpu2 restarted its counts (it
- * went offline) adds nothing for cpu2.
+ * cpu0 10 of 100. In a third reading cpu2's idle count went down (an old
+ * kernel across a hot-unplug): that interval adds nothing for cpu2.
  */
 START_TEST(test_least_busy_cpu_over_readings)
 {
@@ -110,11 +110,11 @@ START_TEST(test_least_busy_cpu_over_readings)
 	ck_assert_int_eq(procfs_parse_stat("cpu  0 0 0 0 0 0 0 0\n"
 					   "cpu0 105 0 5 1190 0 0 0 0\n"
 					   "cpu1 250 10 20 1010 0 5 5 0\n"
-					   "cpu2 1 0 0 5 0 0 0 0\n",
+					   "cpu2 130 0 10 5 0 0 10 0\n",
 					   &c),
 			 0);
 	uint64_t busy[4] = { 0 }, total[4] = { 0 };
-	procfs_busy_add(&a, &b, busy, total, 4);
+	ck_assert_int_eq(procfs_busy_add(&a, &b, busy, total, 4), 0);
 	ck_assert_uint_eq(busy[1], 90);
 	ck_assert_uint_eq(total[1], 100);
 	ck_assert_uint_eq(busy[2], 40);
@@ -122,22 +122,27 @@ START_TEST(test_least_busy_cpu_over_readings)
 	ck_assert_uint_eq(total[3], 0);
 	double share;
 	int skip0[] = { 0 };
-	ck_assert_int_eq(procfs_least_busy(busy, total, 4, skip0, 1, &share), 2);
+	ck_assert_int_eq(procfs_least_busy(busy, total, 4, skip0, 1, 0, &share), 2);
 	ck_assert_double_eq_tol(share, 0.4, 1e-12);
 	/* with no CPU skipped, cpu0 (10 of 100) is the least busy */
-	ck_assert_int_eq(procfs_least_busy(busy, total, 4, NULL, 0, &share), 0);
+	ck_assert_int_eq(procfs_least_busy(busy, total, 4, NULL, 0, 0, &share), 0);
 	ck_assert_double_eq_tol(share, 0.1, 1e-12);
+	/* too few ticks to judge: none */
+	ck_assert_int_eq(procfs_least_busy(busy, total, 4, skip0, 1, 101, &share), -1);
+	ck_assert(isnan(share));
 
-	procfs_busy_add(&b, &c, busy, total, 4);
+	ck_assert_int_eq(procfs_busy_add(&b, &c, busy, total, 4), 0);
 	ck_assert_uint_eq(busy[1], 190);
 	ck_assert_uint_eq(total[1], 200);
-	ck_assert_uint_eq(total[2], 100); /* the restarted counts are left out */
-	/* CPUs at n or beyond are not counted: n = 2 sees cpu0 and cpu1 only */
-	uint64_t b2[2] = { 0 }, t2[2] = { 0 };
-	procfs_busy_add(&a, &b, b2, t2, 2);
+	ck_assert_uint_eq(total[2], 100); /* the interval whose idle count went down is left out */
+	/* CPUs at n or beyond are not counted, but told: n = 2 counts cpu0 and cpu1 and tells of cpu2 */
+	uint64_t b2[4] = { 0 }, t2[4] = { 0 };
+	ck_assert_int_eq(procfs_busy_add(&a, &b, b2, t2, 2), 1);
 	ck_assert_uint_eq(t2[1], 100);
+	ck_assert_uint_eq(b2[2], 0);
+	ck_assert_uint_eq(t2[2], 0);
 	int skip01[] = { 0, 1 };
-	ck_assert_int_eq(procfs_least_busy(b2, t2, 2, skip01, 2, &share), -1);
+	ck_assert_int_eq(procfs_least_busy(b2, t2, 2, skip01, 2, 0, &share), -1);
 	ck_assert(isnan(share));
 }
 END_TEST
