@@ -208,15 +208,18 @@ int procfs_parse_timer_list(const char *text, struct procfs_idle *s)
 	return seen ? 0 : -EBADMSG;
 }
 
-int64_t procfs_idle_ns(const struct procfs_idle *s, int cpu)
+int64_t procfs_idle_ns(const struct procfs_idle *s, int cpu, const struct procfs_cpu *stat, long user_hz)
 {
 	if (cpu < 0 || cpu >= s->ncpu)
 		return -1;
-	uint64_t idle = s->sleep_ns[cpu];
-	/* idle then: the open period since the last entry is not in idle_sleeptime yet */
-	if (s->entry_ns[cpu] > s->exit_ns[cpu] && s->now_ns > s->entry_ns[cpu])
-		idle += s->now_ns - s->entry_ns[cpu];
-	return (int64_t)idle;
+	uint64_t ended = s->sleep_ns[cpu] + s->iowait_ns[cpu];
+	/* an exit at or after the last entry: busy since (an idle period's start moves the entry past it) */
+	if (!stat || user_hz <= 0 || s->now_ns <= s->entry_ns[cpu] || s->exit_ns[cpu] >= s->entry_ns[cpu])
+		return (int64_t)ended;
+	double stat_ns = (double)(stat->idle + stat->iowait) * (1e9 / (double)user_hz);
+	double open = stat_ns - (double)ended, most = (double)(s->now_ns - s->entry_ns[cpu]);
+	/* busy then: stat shows no more than the ended periods */
+	return (int64_t)ended + (open > 0 ? (int64_t)(open < most ? open : most) : 0);
 }
 
 int64_t procfs_idle_ended_ns(const struct procfs_idle *s, int cpu)

@@ -74,10 +74,17 @@ int procfs_parse_interrupts(const char *text, struct procfs_interrupts *s);
 /* procfs_parse_timer_list - the idle fields of each CPU in /proc/timer_list. -EBADMSG if none */
 int procfs_parse_timer_list(const char *text, struct procfs_idle *s);
 /*
- * procfs_idle_ns - cpu's idle time up to the reading: the ended periods,
- * plus the open one when the CPU was idle then; -1 if unknown
+ * procfs_idle_ns - cpu's idle time up to the reading, idle and iowait: the
+ * ended periods (exact, from timer_list) plus the open one when the CPU was
+ * idle then. timer_list cannot tell whether a period is open (see
+ * procfs_idle_ended_ns: on 6.1 and 6.18 a period's end moves the entry
+ * time too), but /proc/stat's idle and iowait of the CPU count the open
+ * period, in ticks of 1/user_hz s: what stat (that CPU's line, read just
+ * before s) shows beyond the ended periods is the open period, less up to
+ * two ticks, and at most now less the last entry. stat NULL: no open
+ * period. -1 if unknown
  */
-int64_t procfs_idle_ns(const struct procfs_idle *s, int cpu);
+int64_t procfs_idle_ns(const struct procfs_idle *s, int cpu, const struct procfs_cpu *stat, long user_hz);
 /*
  * procfs_idle_ended_ns - cpu's idle time in the periods that have ended
  * (idle_sleeptime + iowait_sleeptime): exact when read by a task running on

@@ -498,14 +498,17 @@ static double busy_share(const struct procfs_stat *a, const struct procfs_stat *
 
 /*
  * one CPU's busy share of wall_ns, from the idle time between two readings
- * of /proc/timer_list; outside is the time of the readings' span that is
- * not in wall_ns, taken to be idle (the measured CPU before the clients
- * start and after they end)
+ * of /proc/timer_list, each after one of /proc/stat (sa, sb; NULL: not
+ * read), which tells whether an idle period was open; outside is the time
+ * of the readings' span that is not in wall_ns, taken to be idle (the
+ * measured CPU before the clients start and after they end)
  */
-static double idle_busy(const struct procfs_idle *a, const struct procfs_idle *b, int cpu, double wall_ns,
-			double outside)
+static double idle_busy(const struct procfs_idle *a, const struct procfs_idle *b, const struct procfs_stat *sa,
+			const struct procfs_stat *sb, int cpu, double wall_ns, double outside)
 {
-	int64_t i0 = procfs_idle_ns(a, cpu), i1 = procfs_idle_ns(b, cpu);
+	long hz = sysconf(_SC_CLK_TCK);
+	int64_t i0 = procfs_idle_ns(a, cpu, sa ? procfs_stat_find(sa, cpu) : NULL, hz);
+	int64_t i1 = procfs_idle_ns(b, cpu, sb ? procfs_stat_find(sb, cpu) : NULL, hz);
 	if (i0 < 0 || i1 < 0 || !(wall_ns > 0))
 		return NAN;
 	double idle = (double)(i1 - i0) - (outside > 0 ? outside : 0);
@@ -598,8 +601,10 @@ int exp_clients(struct exp_env *e, const struct exp_clients_spec *s, struct exp_
 		if (have_idle) {
 			uint64_t span = id1.now_ns - id0.now_ns;
 			double before_after = (double)span - r->wall_ns;
-			r->busy = idle_busy(&id0, &id1, s->cpu, r->wall_ns, before_after);
-			r->peer_busy = s->peer_cpu >= 0 ? idle_busy(&id0, &id1, s->peer_cpu, r->wall_ns, before_after) : NAN;
+			const struct procfs_stat *sa = have_stat ? &st0 : NULL, *sb = have_stat ? &st1 : NULL;
+			r->busy = idle_busy(&id0, &id1, sa, sb, s->cpu, r->wall_ns, before_after);
+			r->peer_busy = s->peer_cpu >= 0 ? idle_busy(&id0, &id1, sa, sb, s->peer_cpu, r->wall_ns, before_after)
+							: NAN;
 		} else {
 			r->busy = have_stat ? busy_share(&st0, &st1, s->cpu) : NAN;
 			r->peer_busy = have_stat && s->peer_cpu >= 0 ? busy_share(&st0, &st1, s->peer_cpu) : NAN;

@@ -364,11 +364,32 @@ START_TEST(test_timer_list_idle_time)
 	ck_assert_int_eq(procfs_parse_timer_list(text, &s), 0);
 	ck_assert_int_eq(s.ncpu, 2);
 	ck_assert_uint_eq(s.now_ns, 5000);
-	/* CPU 0 idle since 4000: 1000 + 1000 */
-	ck_assert_int_eq(procfs_idle_ns(&s, 0), 2000);
-	/* CPU 1 busy since 4500 */
-	ck_assert_int_eq(procfs_idle_ns(&s, 1), 700);
-	ck_assert_int_eq(procfs_idle_ns(&s, 2), -1);
+	/*
+	 * The open period comes from /proc/stat, here in ticks of 1 ns
+	 * (user_hz 1e9). CPU 0's last entry (4000) is after its last exit
+	 * (3000): idle since 4000, or busy since an idle period that ended at
+	 * 4000 without stopping the tick; timer_list cannot say which.
+	 */
+	struct procfs_cpu st = { .cpu = 0, .idle = 1000, .iowait = 250 };
+	/* stat shows the ended periods alone: busy then */
+	ck_assert_int_eq(procfs_idle_ns(&s, 0, &st, 1000000000), 1250);
+	/* stat shows 900 more: idle then, for 900 */
+	st.idle = 1900;
+	ck_assert_int_eq(procfs_idle_ns(&s, 0, &st, 1000000000), 2150);
+	/* never more than since the last entry (1000) */
+	st.idle = 3000;
+	ck_assert_int_eq(procfs_idle_ns(&s, 0, &st, 1000000000), 2250);
+	/* in ticks of 1 s (user_hz 1), 3 ticks: also at most 1000 */
+	st.idle = 3;
+	st.iowait = 0;
+	ck_assert_int_eq(procfs_idle_ns(&s, 0, &st, 1), 2250);
+	/* without /proc/stat, or with a bad user_hz: the ended periods */
+	ck_assert_int_eq(procfs_idle_ns(&s, 0, NULL, 100), 1250);
+	ck_assert_int_eq(procfs_idle_ns(&s, 0, &st, 0), 1250);
+	/* CPU 1 busy since 4500 (its exit after its entry): no open period, whatever stat says */
+	struct procfs_cpu st1 = { .cpu = 1, .idle = 900 };
+	ck_assert_int_eq(procfs_idle_ns(&s, 1, &st1, 1000000000), 700);
+	ck_assert_int_eq(procfs_idle_ns(&s, 2, NULL, 100), -1);
 	/* the ended periods alone, idle and iowait: what a task running on the CPU reads */
 	ck_assert_int_eq(procfs_idle_ended_ns(&s, 0), 1250);
 	ck_assert_int_eq(procfs_idle_ended_ns(&s, 1), 700);
