@@ -187,6 +187,7 @@ struct est_run {
 	double bytes;                               /* message bytes the PUT sent (its sent_bytes), NAN if it does not say */
 	struct est_end remote;                      /* the peer host's fluid CPUs (remote.ncpu 0: none) */
 	int outlier;                                /* set by the summary (sum_compute) */
+	size_t order;                               /* 1, 2, ...: when it ran in its series (seq_run) */
 };
 
 /*

@@ -1,8 +1,8 @@
 /*
  * cmd_measure.c - displace measure: Woodside step 2 for one configuration.
  * The fluid runs beside the process under test; the time it loses is the
- * PUT's CPU time. Runs alternate L and L/4 operations, each bracketed by
- * calibrations; the slope is the cost per operation.
+ * PUT's CPU time. Runs come in pairs of L and L/4 operations, in a random
+ * order, each bracketed by calibrations; the slope is the cost per operation.
  */
 #include "coordinator/displace.h"
 #include "coordinator/jsonout.h"
@@ -28,9 +28,9 @@ static void usage(FILE *f)
 	      "\n"
 	      "Step 2 of the displacement method: a fluid runs beside the process under\n"
 	      "test (PUT) on the measured CPU, and the time it loses is the PUT's CPU\n"
-	      "time, interrupts and softirqs included. Runs alternate L and L/4\n"
-	      "operations (a null run when L < 4), each bracketed by calibrations of the\n"
-	      "fluid; the slope of T_PUT against L is the cost per operation and the\n"
+	      "time, interrupts and softirqs included. Runs come in pairs of L and L/4\n"
+	      "operations (a null run when L < 4), in a random order within each pair,\n"
+	      "each bracketed by calibrations of the fluid; the slope of T_PUT against L is the cost per operation and the\n"
 	      "intercept the start-up cost. Beside it stand the OS's own figures\n"
 	      "(getrusage, perf task-clock, schedstat, /proc/stat) with their paired %\n"
 	      "difference, and an error budget.\n"
@@ -88,7 +88,7 @@ static int run_loop(struct session *r, struct series *s, struct out *o, struct s
 	for (unsigned i = 0;; i++) {
 		if (!r->m.precision && i >= reps)
 			break;
-		uint64_t ops = r->m.fit && i % 2 ? sum_small_ops(s->ops) : s->ops;
+		uint64_t ops = r->m.fit ? series_pair_ops(s, (int)(i % 2), s->ops, sum_small_ops(s->ops)) : s->ops;
 		if (r->m.precision)
 			msg_progress_phase(&prog, "run %u", i + 1);
 		else
@@ -104,6 +104,8 @@ static int run_loop(struct session *r, struct series *s, struct out *o, struct s
 			msg_warn("cannot write to '%s'", o->csv.path);
 		msg_progress_update(&prog, i + 1);
 		int pair_done = !r->m.fit || i % 2 == 1;
+		if (r->m.fit && pair_done)
+			series_pair_done(s);
 		if (r->m.precision && pair_done) {
 			struct summary sum;
 			seq_summarize(&r->seq, s, &sum);
@@ -169,9 +171,9 @@ int cmd_measure(int argc, char **argv)
 		r.seq.o.fit = 0;
 		msg_info("%s: --ops 0, null runs: the start-up cost S of the PUT", r.m.workload);
 	} else if (!r.m.fit || s.ops >= 4)
-		msg_info("%s: %" PRIu64 " ops per run%s", r.m.workload, s.ops, r.m.fit ? ", alternating with a quarter" : "");
+		msg_info("%s: %" PRIu64 " ops per run%s", r.m.workload, s.ops, r.m.fit ? ", in pairs with a quarter" : "");
 	else
-		msg_info("%s: %" PRIu64 " ops per run, alternating with null runs (start-up only)", r.m.workload, s.ops);
+		msg_info("%s: %" PRIu64 " ops per run, in pairs with null runs (start-up only)", r.m.workload, s.ops);
 	rc = run_loop(&r, &s, &o, &stop);
 	int met = stop.met;
 	/* stopped by a signal after a pair (or a run): what was measured is reported, marked partial */

@@ -839,6 +839,17 @@ static int prepare_sizes(struct predict *pd)
 	return 0;
 }
 
+/* a pair of runs of series s, big and small operations, in a random order (series_pair_ops) */
+static int run_pair(struct session *r, struct series *s, uint64_t big, uint64_t small)
+{
+	int rc = seq_run(&r->seq, s, series_pair_ops(s, 0, big, small));
+	if (!rc)
+		rc = seq_run(&r->seq, s, series_pair_ops(s, 1, big, small));
+	if (!rc)
+		series_pair_done(s);
+	return rc;
+}
+
 /* one round of one size: its cost runs, its saturated runs, and (pipelined, early rounds) a blocking run */
 static int size_round(struct predict *pd, struct psize *p, unsigned rep, unsigned block_rounds)
 {
@@ -846,9 +857,7 @@ static int size_round(struct predict *pd, struct psize *p, unsigned rep, unsigne
 	int rc;
 	if (clients_mode(pd)) {
 		/* the blocking operation as a fit pair (L and L/4), then c and the K clients */
-		rc = seq_run(&r->seq, &p->block, p->block.ops);
-		if (!rc)
-			rc = seq_run(&r->seq, &p->block, sum_small_ops(p->block.ops));
+		rc = run_pair(r, &p->block, p->block.ops, sum_small_ops(p->block.ops));
 		return rc ? rc : clients_round(pd, p, rep);
 	}
 	/*
@@ -856,13 +865,15 @@ static int size_round(struct predict *pd, struct psize *p, unsigned rep, unsigne
 	 * from run to run on a VM, and a slope from L and L/4 amplifies that,
 	 * where L and a null run does not.
 	 */
-	rc = seq_run(&r->seq, &p->cost, p->cost.ops);
-	if (!rc)
-		rc = seq_run(&r->seq, &p->cost, 0);
+	rc = run_pair(r, &p->cost, p->cost.ops, 0);
 	if (!rc)
 		rc = saturated_run(pd, p);
-	if (!rc && rep < block_rounds)
-		rc = seq_run(&r->seq, &p->block, rep % 2 ? sum_small_ops(p->block.ops) : p->block.ops);
+	if (!rc && rep < block_rounds) {
+		uint64_t big = p->block.ops, small = sum_small_ops(big);
+		rc = seq_run(&r->seq, &p->block, series_pair_ops(&p->block, (int)(rep % 2), big, small));
+		if (!rc && rep % 2)
+			series_pair_done(&p->block);
+	}
 	return rc;
 }
 

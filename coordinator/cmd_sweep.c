@@ -289,7 +289,8 @@ int cmd_sweep(int argc, char **argv)
 		/* rotate the order of sizes from one round to the next */
 		for (size_t j = 0; j < n && !rc; j++) {
 			size_t i = (j + rep / (r.m.fit ? 2 : 1)) % n;
-			uint64_t ops = r.m.fit && rep % 2 ? sum_small_ops(ser[i].ops) : ser[i].ops;
+			uint64_t ops = r.m.fit ? series_pair_ops(&ser[i], (int)(rep % 2), ser[i].ops, sum_small_ops(ser[i].ops))
+					       : ser[i].ops;
 			if (r.m.precision)
 				msg_progress_phase(&prog, "round %u, size %" PRIu64 " B", rep + 1, ser[i].size_bytes);
 			else
@@ -302,6 +303,8 @@ int cmd_sweep(int argc, char **argv)
 				measuring_drift_note(&r);
 			if (r.m.csv && out_csv_run(&csv, "sweep", &r.seq.o, &ser[i], ser[i].nruns - 1))
 				msg_warn("cannot write to '%s'", r.m.csv);
+			if (r.m.fit && rep % 2)
+				series_pair_done(&ser[i]);
 			msg_progress_update(&prog, (double)rep * (double)n + (double)j + 1);
 		}
 		if (rc)

@@ -87,8 +87,8 @@ void opts_help_measurement(FILE *f, const char *cmd)
 	      "  --run-time T         target length of one L run (default 200ms)\n",
 	      f);
 	if (!predict)
-		fputs("  --fit, --no-fit      alternate runs of L and L/4 operations (a null run\n"
-		      "                       when L < 4) and take the slope of T_PUT against L as\n"
+		fputs("  --fit, --no-fit      pairs of runs of L and L/4 operations, in a random\n"
+		      "                       order (a null run when L < 4), and take the slope of T_PUT against L as\n"
 		      "                       tau, the intercept as the start-up cost S (default);\n"
 		      "                       or one op count per run, tau = T_PUT / L, S included\n",
 		      f);

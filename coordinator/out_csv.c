@@ -74,7 +74,7 @@ int out_csv_run(struct csvout *c, const char *command, const struct seq_opts *o,
 	common_cols(cols, "run", command, o, s);
 	series_args_text(s, args, sizeof args);
 	snprintf(cols[8], 64, "%" PRIu64, r->ops);
-	snprintf(cols[9], 64, "%zu", i + 1);
+	snprintf(cols[9], 64, "%zu", r->order ? r->order : i + 1);
 	if (l > 0) {
 		enum sum_estimator e = o->estimator;
 		csvout_num(cols[10], 64, (e == SUM_OFFCPU && isfinite(r->t_put_offcpu_ns) ? r->t_put_offcpu_ns : r->t_put_ns) / l / 1e3, 6);

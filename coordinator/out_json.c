@@ -143,6 +143,7 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 		const struct est_run *r = &ser->runs[i];
 		json_t *jr = json_object();
 		json_object_set_new(jr, "ops", json_integer((json_int_t)r->ops));
+		json_object_set_new(jr, "order", json_integer((json_int_t)(r->order ? r->order : i + 1)));
 		json_object_set_new(jr, "t_put_ns", jout_num(r->t_put_ns));
 		json_object_set_new(jr, "t_put_robust_ns", jout_num(r->t_put_robust_ns));
 		json_object_set_new(jr, "t_put_off_cpu_ns", jout_num(r->t_put_offcpu_ns));

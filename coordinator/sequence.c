@@ -243,6 +243,7 @@ int seq_run(struct seq_ctx *q, struct series *s, uint64_t ops)
 	}
 	if (q->o.remote && (rc = remote_estimate(q, rreps, rbefore, &run.remote)))
 		return rc;
+	run.order = s->nruns + 1;
 	if ((rc = series_append_run(s, &run)))
 		return rc;
 	/* the perturbation check: once per pair (or run), the PUT alone, L/4 operations */

@@ -24,7 +24,7 @@ struct seq_opts {
 	uint64_t cal_ns;             /* length of each bracketing calibration */
 	uint64_t lead_in_ns, lead_out_ns;
 	uint64_t max_run_ns;         /* a run longer than this is stopped */
-	int fit;                     /* alternate L and L/4 and fit the line */
+	int fit;                     /* pairs of L and L/4 (series_pair_ops) and fit the line */
 	double delta_ns;             /* clock resolution for e_res */
 	uint64_t sim_res_ns;         /* --clock-resolution: quantise every clock (0 = off) */
 	int use_steal;               /* task-clock minus CPU time is steal (IRQ_TIME_ACCOUNTING off) */

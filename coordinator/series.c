@@ -145,6 +145,23 @@ int series_append_alone(struct series *s, const struct est_alone *a)
 	return 0;
 }
 
+uint64_t series_pair_ops(struct series *s, int k, uint64_t big, uint64_t small)
+{
+	if (k == 0)
+		s->pair_flip = (int)(random() & 1);
+	return k ^ s->pair_flip ? small : big;
+}
+
+void series_pair_done(struct series *s)
+{
+	if (s->pair_flip && s->nruns >= 2) {
+		struct est_run t = s->runs[s->nruns - 1];
+		s->runs[s->nruns - 1] = s->runs[s->nruns - 2];
+		s->runs[s->nruns - 2] = t;
+	}
+	s->pair_flip = 0;
+}
+
 void series_free(struct series *s)
 {
 	free(s->runs);

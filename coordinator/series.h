@@ -36,6 +36,7 @@ struct series {
 	struct est_run *runs;
 	size_t nruns, cap;
 	int perturb;                   /* after each pair (or run), seq_run runs the PUT alone once */
+	int pair_flip;                 /* the pair under way ran its smaller run first (series_pair_ops) */
 	struct est_alone *alone;       /* the PUT alone, one run per pair (the perturbation check) */
 	size_t nalone, alone_cap;
 };
@@ -70,6 +71,16 @@ void series_args_text(const struct series *s, char *buf, size_t len);
 int series_append_run(struct series *s, const struct est_run *r);
 /* series_append_alone - keep one alone run; -ENOMEM */
 int series_append_alone(struct series *s, const struct est_alone *a);
+/*
+ * series_pair_ops - the operations of run k (0 or 1) of a pair of s, big
+ * and small operations in an order drawn at random at k = 0: a host task
+ * that wakes with a period near the pairs' own would otherwise land in the
+ * same run of pair after pair and bias them alike (docs/estimators.md,
+ * "The runs"). series_pair_done, after run 1 is appended, stores the pair
+ * big first, as the summary reads it; each run keeps its order.
+ */
+uint64_t series_pair_ops(struct series *s, int k, uint64_t big, uint64_t small);
+void series_pair_done(struct series *s);
 /* series_free - release the runs */
 void series_free(struct series *s);
 

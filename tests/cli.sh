@@ -404,6 +404,8 @@ expect 0 "measure spin json" -- "$D" measure spin --us 50 --reps 3 $quick --json
 has err "--reps 3 rounded up to 4" "measure spin json: an odd --reps"
 json out "measure spin json: runs of L and L/4, in whole pairs" '.reps == 4 and .ops > 0
 	and [.runs[].ops] == [.ops, (.ops / 4 | floor), .ops, (.ops / 4 | floor)]'
+json out "measure spin json: each pair ran its two runs in either order, kept in .order" '[.runs[].order] as $o
+	| ($o | sort) == [1, 2, 3, 4] and ($o[0:2] | sort) == [1, 2] and ($o[2:4] | sort) == [3, 4]'
 json out "measure spin json: costs, CI and error budget" '.workload == "spin" and .fitted == true and .cpu == 0
 	and (.tau_put_us | (.displacement | type) == "number" and .getrusage > 0)
 	and (.ci95_us >= 0 or (.ci95_us == null and .n < 2))
