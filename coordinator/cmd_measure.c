@@ -30,10 +30,10 @@ static void usage(FILE *f)
 	      "test (PUT) on the measured CPU, and the time it loses is the PUT's CPU\n"
 	      "time, interrupts and softirqs included. Runs come in pairs of L and L/4\n"
 	      "operations (a null run when L < 4), in a random order within each pair,\n"
-	      "each bracketed by calibrations of the fluid; the slope of T_PUT against L is the cost per operation and the\n"
-	      "intercept the start-up cost. Beside it stand the OS's own figures\n"
-	      "(getrusage, perf task-clock, schedstat, /proc/stat) with their paired %\n"
-	      "difference, and an error budget.\n"
+	      "each bracketed by calibrations of the fluid; the slope of T_PUT against L\n"
+	      "is the cost per operation and the intercept the start-up cost. Beside it\n"
+	      "stand the OS's own figures (getrusage, perf task-clock, schedstat,\n"
+	      "/proc/stat) with their paired % difference, and an error budget.\n"
 	      "\n"
 	      "Workloads (see 'displace workloads'):\n",
 	      f);

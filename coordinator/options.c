@@ -88,8 +88,9 @@ void opts_help_measurement(FILE *f, const char *cmd)
 	      f);
 	if (!predict)
 		fputs("  --fit, --no-fit      pairs of runs of L and L/4 operations, in a random\n"
-		      "                       order (a null run when L < 4), and take the slope of T_PUT against L as\n"
-		      "                       tau, the intercept as the start-up cost S (default);\n"
+		      "                       order (a null run when L < 4), and take the slope\n"
+		      "                       of T_PUT against L as tau, the intercept as the\n"
+		      "                       start-up cost S (default);\n"
 		      "                       or one op count per run, tau = T_PUT / L, S included\n",
 		      f);
 	fputs("  --calib-time T       each bracketing calibration (default 50ms)\n"
