@@ -12,9 +12,11 @@ int est_cal_from(const struct fluid_report *r, int use_steal, struct est_cal *c)
 	memset(c, 0, sizeof *c);
 	if (!r->loops)
 		return -EINVAL;
-	c->wall_ns = fluid_wall_ns(r);
-	c->tau_ns = fluid_tau_ns(r);
-	c->tau_raw_ns = fluid_raw_wall_ns(r) / (double)r->loops;
+	/* the stretches a scheduler trace saw other tasks hold the CPU are cut out of the window */
+	double cut = fluid_traced_ns(r);
+	c->wall_ns = fluid_wall_ns(r) - cut;
+	c->tau_ns = c->wall_ns / (double)r->loops;
+	c->tau_raw_ns = (fluid_raw_wall_ns(r) - cut) / (double)r->loops;
 	c->tau0_ns = fluid_tau0_ns(r);
 	if (isnan(c->tau0_ns))
 		c->tau0_ns = c->tau_ns; /* a slow clock hides the chunks: fall back to T/L */
@@ -30,6 +32,7 @@ int est_cal_from(const struct fluid_report *r, int use_steal, struct est_cal *c)
 	/* idle time is no one's: a CPU limit held the fluid (0 when unknown, as it is without a limit) */
 	double idle = r->idle_ns.avail ? r->idle_ns.v : 0;
 	c->idle_rate = r->idle_ns.avail && c->wall_ns > 0 ? idle / c->wall_ns : NAN;
+	c->traced_rate = r->others_ns.avail && fluid_wall_ns(r) > 0 ? cut / fluid_wall_ns(r) : NAN;
 	c->off_rate = r->task_clock_ns.avail && c->wall_ns > 0 ? (c->wall_ns - r->task_clock_ns.v - idle) / c->wall_ns
 							       : NAN;
 	return 0;
@@ -44,27 +47,33 @@ int est_cpu_from(const struct fluid_report *corun, const struct est_cal *before,
 	memset(e, 0, sizeof *e);
 	if (!corun->loops || before->tau_ns <= 0 || after->tau_ns <= 0)
 		return -EINVAL;
-	e->t2_ns = fluid_wall_ns(corun);
+	/* other tasks' stretches by a scheduler trace are cut out, as from the calibrations (est_cal_from) */
+	double cut = fluid_traced_ns(corun);
+	e->t2_ns = fluid_wall_ns(corun) - cut;
 	e->l2 = (double)corun->loops;
 	/* classic: Woodside step 2 with tau_F bracketed by the two calibrations */
 	e->tau_f_ns = (before->tau_ns + after->tau_ns) / 2;
 	e->t_put_ns = e->t2_ns - e->l2 * e->tau_f_ns;
-	e->t_put_raw_ns = fluid_raw_wall_ns(corun) - e->l2 * (before->tau_raw_ns + after->tau_raw_ns) / 2;
+	e->t_put_raw_ns = fluid_raw_wall_ns(corun) - cut - e->l2 * (before->tau_raw_ns + after->tau_raw_ns) / 2;
 	/*
 	 * off-CPU: the fluid's task-clock runs while it is the CPU's current
 	 * task, from switch-in to switch-out (perf, local_clock), so wall time
 	 * less it, less the time the CPU was idle (a CPU limit throttled the
 	 * fluid and the PUT alike), is the time others ran; less what others
-	 * took from the fluid alone (b, in the calibrations)
+	 * took from the fluid alone (b, in the calibrations). Under a
+	 * scheduler trace, T_F(2) and the calibrations' T_F have the traced
+	 * tasks' stretches cut out already, and b is what is left: helpers,
+	 * interrupts' tasks, the untraced
 	 */
 	if (corun->task_clock_ns.avail && isfinite(before->off_rate) && isfinite(after->off_rate)) {
 		e->b = (before->off_rate + after->off_rate) / 2;
 		e->others_ns = e->b * e->t2_ns;
 		e->idle_ns = corun->idle_ns.avail ? corun->idle_ns.v : 0;
+		e->traced_ns = cut;
 		e->t_put_offcpu_ns = e->t2_ns - corun->task_clock_ns.v - e->idle_ns - e->others_ns;
 		e->bg_ns = fabs(after->off_rate - before->off_rate) / 2 * e->t2_ns;
 	} else {
-		e->t_put_offcpu_ns = e->bg_ns = e->b = e->others_ns = e->idle_ns = NAN;
+		e->t_put_offcpu_ns = e->bg_ns = e->b = e->others_ns = e->idle_ns = e->traced_ns = NAN;
 	}
 	/* drift-robust: the fluid's own undisturbed speed during the co-run */
 	e->tau0_2_ns = fluid_tau0_ns(corun);
@@ -196,6 +205,7 @@ int est_run_from(const struct est_run_in *in, struct est_run *run, int *bad_cpu)
 	double put_steal = put_steal_ns(p);
 	memset(run, 0, sizeof *run);
 	run->ops = p->ops;
+	run->traced_ns = run->traced_cal_share = run->unknown_ns = NAN;
 	for (int i = 0; i < in->ncpu; i++) {
 		struct est_cpu e;
 		int c = in->cpu[i], is_put = c == in->put_cpu;
@@ -210,13 +220,17 @@ int est_run_from(const struct est_run_in *in, struct est_run *run, int *bad_cpu)
 			run->tau_f_ns = e.tau_f_ns;
 			run->tau0_ns = e.tau0_2_ns;
 			run->t2_ns = e.t2_ns;
-			run->t2_raw_ns = fluid_raw_wall_ns(&in->fluid[i]);
+			run->t2_raw_ns = fluid_raw_wall_ns(&in->fluid[i]) - fluid_traced_ns(&in->fluid[i]);
 			run->l2 = e.l2;
 			run->lf1 = (in->before[i].wall_ns / in->before[i].tau_ns + in->after[i].wall_ns / in->after[i].tau_ns) / 2;
 			run->res_ns = est_res_ns(in->delta_ns, run->l2, run->lf1);
 			run->steal_ns = e.steal_ns;
 			run->others_share = e.b;
 			run->idle_share = (in->before[i].idle_rate + in->after[i].idle_rate) / 2;
+			const struct fluid_report *fr = &in->fluid[i];
+			run->traced_ns = fr->others_ns.avail ? fr->others_ns.v : NAN;
+			run->unknown_ns = fr->unknown_ns.avail ? fr->unknown_ns.v : NAN;
+			run->traced_cal_share = (in->before[i].traced_rate + in->after[i].traced_rate) / 2;
 			run->fluid_tc_ns = val_ns(&in->fluid[i].task_clock_ns);
 			run->fluid_cpu_ns = (double)in->fluid[i].cpu_ns;
 		}

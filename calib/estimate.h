@@ -45,7 +45,7 @@ const char *est_src_key(enum est_src src);
 
 /* What one calibration (the fluid alone) says about one CPU. */
 struct est_cal {
-	double tau_ns;          /* T/L */
+	double tau_ns;          /* T/L; T with the stretches a scheduler trace gave other tasks cut out (--trace-others) */
 	double tau0_ns;         /* undisturbed, from ok chunks */
 	double g;               /* background per loop, relative to tau0 */
 	double post_rate;       /* post-gap extra time per ns of wall time */
@@ -55,6 +55,7 @@ struct est_cal {
 	double tau_raw_ns;      /* T/L by the real clock (tau_ns unless a slow clock is simulated) */
 	double off_rate;        /* (T - C - idle) / T: the share of the CPU others took, alone; NAN without task-clock */
 	double idle_rate;       /* idle / T: the share a CPU limit held the fluid off an idle CPU; NAN: unknown */
+	double traced_rate;     /* traced / T: the share other tasks took by the scheduler trace; NAN: not traced */
 };
 
 /*
@@ -77,6 +78,7 @@ struct est_cpu {
 	double b;                /* (b(before) + b(after)) / 2: the share of the CPU others took from the fluid alone */
 	double others_ns;        /* b T_F(2): the others' time the off-CPU estimator takes out */
 	double idle_ns;          /* the CPU's idle time in the co-run, also taken out (0: unknown) */
+	double traced_ns;        /* other tasks' time in the co-run by the scheduler trace, cut out of t2_ns (0: not traced) */
 	double t_put_robust_ns;  /* drift-robust displacement */
 	double drift_ns;         /* |after - before| / 2 * L_F(2): what the bracket can be off by */
 	double calib_ns;         /* tau_F uncertainty * L_F(2) */
@@ -179,6 +181,13 @@ struct est_run {
 	/* on the PUT's CPU: the share of it other tasks took from the fluid in the calibrations (b; NAN: unknown) */
 	double others_share;
 	double idle_share;                          /* ... and the share it was idle, the fluid held off it (NAN: unknown) */
+	/*
+	 * On the PUT's CPU, by the scheduler trace (--trace-others; NAN when not
+	 * traced): other tasks' time in the co-run, taken out of the off-CPU
+	 * estimate; the share they took of the calibrations, taken out of b;
+	 * and the time the trace could not tell who held the CPU in the co-run
+	 */
+	double traced_ns, traced_cal_share, unknown_ns;
 	double peer_ns;                             /* the local peer's CPU time in the run (schedstat) */
 	double net_rx[EST_MAX_CPUS], net_tx[EST_MAX_CPUS];
 	double put_wall_ns;                         /* put's own loop wall time */

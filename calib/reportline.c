@@ -205,6 +205,11 @@ double fluid_raw_wall_ns(const struct fluid_report *r)
 	return (double)(r->raw_end_ns - r->raw_start_ns);
 }
 
+double fluid_traced_ns(const struct fluid_report *r)
+{
+	return r->others_ns.avail && r->others_ns.v > 0 ? r->others_ns.v : 0;
+}
+
 double fluid_tau_ns(const struct fluid_report *r)
 {
 	return r->loops ? fluid_wall_ns(r) / (double)r->loops : NAN;

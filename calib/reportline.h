@@ -31,6 +31,13 @@ struct fluid_report {
 	 * CPU idle while it runs; not available from an older fluid
 	 */
 	struct report_val idle_ns;
+	/*
+	 * not the fluid's: set by the coordinator from a scheduler trace
+	 * (--trace-others), the time tasks neither displace's nor the PUT's
+	 * helpers held the CPU in this window (others_ns), and the time the
+	 * trace cannot tell who held it (unknown_ns); avail 0 without a trace
+	 */
+	struct report_val others_ns, unknown_ns;
 	uint64_t hist[CHUNKSTAT_BUCKETS];
 };
 
@@ -58,6 +65,8 @@ double fluid_wall_ns(const struct fluid_report *r);
  * (clock_res_ns > 1), the same run's wall time as CLOCK_MONOTONIC_RAW saw it
  */
 double fluid_raw_wall_ns(const struct fluid_report *r);
+/* fluid_traced_ns - the window's other tasks' time by a scheduler trace (others_ns), 0 when not traced */
+double fluid_traced_ns(const struct fluid_report *r);
 /* fluid_tau_ns - T_F / L_F: seconds per loop including whatever else ran (Woodside step 1) */
 double fluid_tau_ns(const struct fluid_report *r);
 /* fluid_tau0_ns - the undisturbed speed: mean of the ok chunks per loop; NAN without ok chunks */

@@ -426,6 +426,7 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 	memset(sum, 0, sizeof *sum);
 	sum->other_cpu = -1;
 	sum->other_cpu_busy = NAN;
+	sum->traced_share = sum->traced_cal_share = sum->unknown_share = NAN;
 	struct one *e = calloc(nruns ? nruns : 1, sizeof *e);
 	bool *flag = calloc(nruns ? nruns : 1, sizeof *flag);
 	sum->fitted = o->fit;
@@ -442,7 +443,7 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 	sum->estimator = (enum sum_estimator)def;
 
 	double e_drift = 0, e_calib = 0, e_cache = 0, e_res = 0, e_bg = 0, tf = 0, t0 = 0, wall = 0,
-	       wall_ops = 0, idle = 0, nidle = 0;
+	       wall_ops = 0, idle = 0, nidle = 0, traced = 0, traced_cal = 0, unknown = 0, ntraced = 0;
 	double *others = calloc(nruns ? nruns : 1, sizeof *others);
 	size_t nothers = 0;
 	double rx[EST_MAX_CPUS] = { 0 }, tx[EST_MAX_CPUS] = { 0 }, ipi[EST_MAX_CPUS] = { 0 },
@@ -461,6 +462,12 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 		if (r->ops && isfinite(r->idle_share)) {
 			idle += r->idle_share;
 			nidle++;
+		}
+		if (r->ops && isfinite(r->traced_ns) && isfinite(r->traced_cal_share) && r->t2_ns > 0) {
+			traced += r->traced_ns / r->t2_ns;
+			traced_cal += r->traced_cal_share;
+			unknown += isfinite(r->unknown_ns) ? r->unknown_ns / r->t2_ns : 0;
+			ntraced++;
 		}
 		wall += r->put_wall_ns;
 		wall_ops += (double)r->ops;
@@ -574,6 +581,9 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 	sum->others_share = nothers ? stats_median(others, nothers) : NAN;
 	free(others);
 	sum->idle_share = nidle ? idle / nidle : NAN;
+	sum->traced_share = ntraced ? traced / ntraced : NAN;
+	sum->traced_cal_share = ntraced ? traced_cal / ntraced : NAN;
+	sum->unknown_share = ntraced ? unknown / ntraced : NAN;
 	sum->e_shared_ns = sum_shared_bound_ns(sum->others_share, sum->tau.mean);
 	consistency(runs, nruns, sum);
 	perturbation(runs, nruns, o, &sum->perturb);

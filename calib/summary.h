@@ -88,6 +88,13 @@ struct summary {
 	/* the share of the calibrations the CPU was idle, a CPU limit holding the fluid (NAN: unknown) */
 	double idle_share;
 	/*
+	 * By the scheduler trace (--trace-others), on the PUT's CPU, NAN when not
+	 * traced: the share of the co-runs and of the calibrations other tasks
+	 * held (taken out of each), and the share of the co-runs the trace
+	 * could not tell who held (a lost switch-out; left in)
+	 */
+	double traced_share, traced_cal_share, unknown_share;
+	/*
 	 * The least busy CPU with no fluid over the co-runs (/proc/stat ticks)
 	 * and its busy share: set by the caller (seq_summarize), over every
 	 * co-run of the session (in sweep and predict, of every size), -1 and

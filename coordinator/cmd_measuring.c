@@ -6,6 +6,7 @@
 #include "common/outfile.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -121,7 +122,7 @@ void measuring_drift_note(const struct session *s)
 void measuring_busy_init(struct measuring_busy *b)
 {
 	*b = (struct measuring_busy){ .share = 1, .others = 0, .bound_pct = 0, .bound_ns = 0, .idle = 0, .idle_known = 0,
-				      .other_cpu = -1, .other_busy = NAN };
+				      .other_cpu = -1, .other_busy = NAN, .traced = NAN, .traced_cal = NAN, .unknown = NAN };
 }
 
 void measuring_busy_add(struct measuring_busy *b, const struct summary *sum)
@@ -132,6 +133,11 @@ void measuring_busy_add(struct measuring_busy *b, const struct summary *sum)
 	if (isfinite(sum->idle_share)) {
 		b->idle = fmax(b->idle, sum->idle_share);
 		b->idle_known = 1;
+	}
+	if (isfinite(sum->traced_share)) {
+		b->traced = isfinite(b->traced) ? fmax(b->traced, sum->traced_share) : sum->traced_share;
+		b->traced_cal = isfinite(b->traced_cal) ? fmax(b->traced_cal, sum->traced_cal_share) : sum->traced_cal_share;
+		b->unknown = isfinite(b->unknown) ? fmax(b->unknown, sum->unknown_share) : sum->unknown_share;
 	}
 	if (sum_nowhere_else(sum) && !(sum->other_cpu_busy <= b->other_busy)) {
 		b->other_cpu = sum->other_cpu;
@@ -147,7 +153,8 @@ void measuring_busy_add(struct measuring_busy *b, const struct summary *sum)
 /* every CPU with no fluid was busy: the host's other tasks had only the measured one */
 static int warn_nowhere_else(const struct session *s, const struct measuring_busy *b)
 {
-	if (b->other_cpu < 0)
+	/* traced, what they took beside the PUT is taken out of each co-run, not assumed from the calibrations */
+	if (b->other_cpu < 0 || s->seq.o.trace)
 		return 0;
 	msg_warn("CPU %d, the least busy CPU without a fluid, was busy %.0f%% of the runs: the host's other tasks had "
 		 "no idle CPU but those with a fluid, CPU %d among them, where they take a different share beside the "
@@ -158,9 +165,35 @@ static int warn_nowhere_else(const struct session *s, const struct measuring_bus
 	return 1;
 }
 
+/* --trace-others: what the trace took out, and what it could not see */
+static int warn_traced(const struct session *s, const struct measuring_busy *b)
+{
+	int warned = 0;
+	uint64_t dropped = 0;
+	if (!s->seq.o.trace)
+		return 0;
+	if (schedtrace_dropped(s->seq.o.trace, &dropped) == 0 && dropped) {
+		msg_warn("the scheduler trace lost %" PRIu64 " events (its buffer filled between two reads): other tasks' "
+			 "time in some windows is short, and the result can be high",
+			 dropped);
+		warned = 1;
+	}
+	if (b->unknown >= SUM_MAX_OTHERS_SHARE) {
+		msg_warn("the scheduler trace could not tell who held CPU %d for %.1f%% of a co-run's time (a task's "
+			 "switch-out was missing from it): that time is left in, and the result can be high by up to it",
+			 s->m.cpu, 100 * b->unknown);
+		warned = 1;
+	}
+	if (b->traced_cal >= SUM_MAX_OTHERS_SHARE || b->traced >= SUM_MAX_OTHERS_SHARE)
+		msg_info("other tasks held CPU %d %.1f%% of the co-runs and %.1f%% of the calibrations; the scheduler "
+			 "trace took their time out of each",
+			 s->m.cpu, 100 * b->traced, 100 * b->traced_cal);
+	return warned;
+}
+
 int measuring_warn_busy(const struct session *s, const struct measuring_busy *b)
 {
-	int nowhere = warn_nowhere_else(s, b);
+	int nowhere = warn_nowhere_else(s, b) | warn_traced(s, b);
 	char how[96];
 	snprintf(how, sizeof how, "find it with: ps -eLo pid,psr,pcpu,comm | awk '$2 == %d'", s->m.cpu);
 	if (b->others >= SUM_MAX_OTHERS_SHARE) {
@@ -179,7 +212,9 @@ int measuring_warn_busy(const struct session *s, const struct measuring_busy *b)
 			 "(cgroup cpu.max) throttled the measurement; the off-CPU estimator leaves idle time out, the "
 			 "others do not (docs/estimators.md)",
 			 s->m.cpu, 100 * b->idle);
-	if (b->share >= SUM_MIN_FLUID_SHARE || b->idle >= SUM_MAX_OTHERS_SHARE)
+	/* the traced tasks' share of the calibrations is time the fluid lost to a task, not to the hypervisor */
+	double traced = isfinite(b->traced_cal) ? b->traced_cal : 0;
+	if (b->share + traced >= SUM_MIN_FLUID_SHARE || b->idle >= SUM_MAX_OTHERS_SHARE)
 		return nowhere;
 	msg_warn("in the calibrations around the runs the fluid ran at only %.0f%% of its undisturbed speed on CPU %d, "
 		 "and no other process took the CPU from it: interrupts or the hypervisor held it%s, and the result "

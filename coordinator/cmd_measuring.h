@@ -50,6 +50,8 @@ struct measuring_busy {
 	int idle_known;     /* the fluid could read the CPU's idle time (root) */
 	int other_cpu;      /* sum_nowhere_else: the least busy CPU with no fluid (-1: it was free) */
 	double other_busy;  /* ... its busy share */
+	/* --trace-others: the most other tasks took of the co-runs and calibrations, and left unknown (NAN: not traced) */
+	double traced, traced_cal, unknown;
 };
 /* measuring_busy_init - nothing seen yet; measuring_busy_add - one summary more */
 void measuring_busy_init(struct measuring_busy *b);
@@ -63,7 +65,12 @@ void measuring_busy_add(struct measuring_busy *b, const struct summary *sum);
  * instead when a CPU limit held the fluid off an idle CPU, which the
  * off-CPU estimator leaves out). Warns and returns 1 in the first two
  * cases, else 0. Warns too, and returns 1, when every CPU with no fluid
- * was busy (sum_nowhere_else): the CI may not hold.
+ * was busy (sum_nowhere_else): the CI may not hold. Under --trace-others
+ * the other tasks' time is taken out of each window: a note says how much,
+ * the first and third warnings are not given, and the second only when
+ * the traced tasks do not explain the fluid's lost speed; a warning when
+ * the trace could not name 1 % or more of the co-runs' time, or lost
+ * events.
  */
 int measuring_warn_busy(const struct session *s, const struct measuring_busy *b);
 /*

@@ -46,6 +46,7 @@ struct opts {
 	uint64_t clock_res_ns;      /* --clock-resolution */
 	int estimator;              /* --estimator: enum sum_estimator; -1: the default */
 	int no_perturb;             /* --no-perturbation-check */
+	int trace_others;           /* --trace-others: each window's other tasks from a scheduler trace */
 	const char *csv;
 	const char *plot;
 	const char *store;

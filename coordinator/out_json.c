@@ -97,6 +97,13 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 	/* a CPU shared with other tasks (sum_shared_cpu): their share, and how low the result can be for it */
 	json_object_set_new(o, "others_cpu_pct", jout_num(100 * s->others_share));
 	json_object_set_new(o, "idle_cpu_pct", jout_num(100 * s->idle_share));
+	/* --trace-others: other tasks' share of the co-runs and calibrations, taken out; what the trace could not name */
+	json_object_set_new(o, "traced_others",
+			    isfinite(s->traced_share)
+				    ? json_pack("{s:o, s:o, s:o}", "corun_pct", jout_num(100 * s->traced_share),
+						"calibration_pct", jout_num(100 * s->traced_cal_share), "unknown_pct",
+						jout_num(100 * s->unknown_share))
+				    : json_null());
 	json_object_set_new(o, "other_cpu_busy", s->other_cpu < 0 ? json_null()
 				 : json_pack("{s:i, s:o}", "cpu", s->other_cpu, "busy_pct", jout_num(100 * s->other_cpu_busy)));
 	json_object_set_new(o, "shared_cpu_bound_us", sum_shared_cpu(s) ? jout_num(s->e_shared_ns / 1e3) : json_null());
@@ -165,6 +172,8 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 		json_object_set_new(jr, "steal_ns", jout_num(r->steal_ns));
 		/* b on the PUT's CPU, and e_backgr: what the brackets can be off by, over the fluid CPUs */
 		json_object_set_new(jr, "others_share", jout_num(r->others_share));
+		json_object_set_new(jr, "traced_others_ns", jout_num(r->traced_ns));
+		json_object_set_new(jr, "traced_unknown_ns", jout_num(r->unknown_ns));
 		json_object_set_new(jr, "e_backgr_ns", jout_num(r->bg_ns));
 		json_object_set_new(jr, "peer_ns", jout_num(r->peer_ns));
 		json_object_set_new(jr, "bytes", jout_num(r->bytes));

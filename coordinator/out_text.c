@@ -230,6 +230,10 @@ void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so,
 			us(s->startup_ns, a, sizeof a));
 	if (s->outliers)
 		fprintf(f, "  outliers     %zu %s left out (MAD test)\n", s->outliers, unit);
+	if (isfinite(s->traced_share))
+		fprintf(f, "  other tasks  %.2f%% of the co-runs, %.2f%% of the calibrations, taken out of each (scheduler "
+			   "trace); %.2f%% of the co-runs unknown, left in\n",
+			100 * s->traced_share, 100 * s->traced_cal_share, 100 * s->unknown_share);
 	fprintf(f, "  error budget, µs per op:\n");
 	fprintf(f, "    statistical  ±%-10s Student t over %zu %s\n", us(t->ci_half, a, sizeof a), s->n, unit);
 	fprintf(f, "    e_res        %-11s bound for clock resolution %.0f ns (twice Woodside sec. 3)\n", us(s->e_res_ns, a, sizeof a),

@@ -25,6 +25,17 @@ static struct exp_fluid_opts fluid_opts(const struct seq_ctx *q)
 	return f;
 }
 
+/* each local fluid window's other tasks, from the scheduler trace (--trace-others) */
+static int traced(struct seq_ctx *q, struct fluid_report *reps, int n)
+{
+	if (!q->o.trace)
+		return 0;
+	int rc = schedtrace_fill(q->o.trace, reps, n);
+	if (rc)
+		snprintf(q->err, sizeof q->err, "cannot read the scheduler trace (%s)", strerror(-rc));
+	return rc;
+}
+
 /* the peer host's calibration reports: each CPU's est_cal (q->rprev) and its tau_F kept */
 static int remote_calibrated(struct seq_ctx *q, const struct fluid_report *reps)
 {
@@ -50,6 +61,8 @@ int seq_calibrate(struct seq_ctx *q)
 		rc = exp_run_fluids(q->env, &q->o.cpus, &f, q->o.cal_ns, reps, q->err, sizeof q->err);
 	if (!rc && rm && !(rc = remote_cal_end(rm, q->o.cal_ns, rreps, q->err, sizeof q->err)))
 		rc = remote_calibrated(q, rreps);
+	if (!rc)
+		rc = traced(q, reps, q->o.cpus.n);
 	if (rc)
 		return rc;
 	for (int i = 0; i < q->o.cpus.n; i++) {
@@ -207,6 +220,8 @@ int seq_run(struct seq_ctx *q, struct series *s, uint64_t ops)
 	if (started)
 		rc = remote_end_run(q, rc, rreps);
 	q->put_exit = r.put_exit;
+	if (!rc)
+		rc = traced(q, r.fluid, q->o.cpus.n);
 	if (rc)
 		return rc;
 	if (r.have_stat && procfs_busy_add(&r.stat0, &r.stat1, q->busy_ticks, q->total_ticks, PROCFS_MAX_CPUS))

@@ -15,6 +15,7 @@
 #include "calib/summary.h"
 #include "coordinator/experiment.h"
 #include "coordinator/remote.h"
+#include "coordinator/schedtrace.h"
 #include "coordinator/series.h"
 
 struct seq_opts {
@@ -33,6 +34,7 @@ struct seq_opts {
 	int peer_cpu;
 	struct remote *remote;       /* the peer host's fluids (--remote-cpus), calibrated and run with the local ones; NULL: none */
 	int flows;                   /* --flows K: the PUT's connections at once (1: one) */
+	struct schedtrace *trace;    /* --trace-others: the scheduler trace each fluid window is read against; NULL: none */
 };
 
 /*

@@ -258,6 +258,12 @@ int session_setup(struct session *s)
 	}
 	srandom((unsigned)dclock_raw_ns());
 
+	/* before anything is forked: the trace names displace's tasks by their forks */
+	if (m->trace_others) {
+		if ((rc = schedtrace_open(&s->trace, (int)getpid(), s->err, sizeof s->err)))
+			return rc;
+		o.trace = &s->trace;
+	}
 	s->env = malloc(sizeof *s->env);
 	if (!s->env)
 		return fail(s, -ENOMEM, "out of memory");
@@ -446,6 +452,10 @@ int session_choose_ops(struct session *s, struct series *ser)
 
 void session_finish(struct session *s)
 {
+	/* open from session_setup on, even when it failed after opening it */
+	if (s->trace.dir[0])
+		schedtrace_close(&s->trace);
+	s->seq.o.trace = NULL;
 	if (s->seq.o.remote) {
 		remote_close(s->seq.o.remote);
 		s->seq.o.remote = NULL;

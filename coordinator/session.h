@@ -53,6 +53,7 @@ struct session {
 	struct peer peer;         /* the local peer, when the workload needs one */
 	const char *peer_addr;    /* what the workload connects to: --peer or the local peer */
 	struct remote remote;     /* the peer host's fluids (--remote-cpus), open when seq.o.remote points here */
+	struct schedtrace trace;  /* --trace-others: open when seq.o.trace points here */
 	char peer_note[400];      /* where the peer runs, for the output */
 	int interrupted;          /* the signal that stopped the runs, whose result is reported as partial; 0 */
 	char err[512];

@@ -343,6 +343,53 @@ START_TEST(test_off_cpu_is_the_time_the_fluid_was_switched_out)
 END_TEST
 
 /*
+ * A neighbour on the CPU, seen by a scheduler trace (--trace-others): alone
+ * it took 1e7 of a 1e8 calibration, in which the fluid ran the other 9e7
+ * (9e7 loops at 1 ns). Beside the PUT it got only 5e6 of a 1e8 co-run: the
+ * PUT 4.5e7, the fluid 5e7. Cut out of both windows, every estimator reads
+ * 1e8 - 5e6 - 5e7 = 4.5e7. Untraced, the off-CPU estimator takes out the
+ * neighbour's calibration share, 10 % of 1e8, and reads 4e7: low by the
+ * 5e6 it did not take beside the PUT.
+ */
+START_TEST(test_traced_others_are_cut_out_of_both_steps)
+{
+	struct fluid_report c = fluid(9e7, 1e8, 90000, 1.0), run = fluid(5e7, 1e8, 50000, 1.0);
+	c.task_clock_ns = (struct report_val){ .v = 9e7, .avail = 1 };
+	run.task_clock_ns = (struct report_val){ .v = 5e7, .avail = 1 };
+	struct est_cal cal;
+	struct est_cpu e;
+	est_cal_from(&c, 0, &cal);
+	ck_assert(isnan(cal.traced_rate));
+	ck_assert_double_eq_tol(cal.off_rate, 0.1, 1e-12);
+	ck_assert_int_eq(est_cpu_from(&run, &cal, &cal, 0, 1, 0, 0, &e), 0);
+	ck_assert_double_eq_tol(e.t_put_offcpu_ns, 4e7, 1e-3);
+	ck_assert_double_eq_tol(e.traced_ns, 0, 1e-12);
+
+	c.others_ns = (struct report_val){ .v = 1e7, .avail = 1 };
+	run.others_ns = (struct report_val){ .v = 5e6, .avail = 1 };
+	ck_assert_double_eq_tol(fluid_traced_ns(&run), 5e6, 1e-9);
+	est_cal_from(&c, 0, &cal);
+	ck_assert_double_eq_tol(cal.traced_rate, 0.1, 1e-12);
+	ck_assert_double_eq_tol(cal.off_rate, 0, 1e-12);
+	ck_assert_double_eq_tol(cal.wall_ns, 9e7, 1e-3);
+	ck_assert_double_eq_tol(cal.tau_ns, 1.0, 1e-12);
+	ck_assert_double_eq_tol(cal.tau_raw_ns, 1.0, 1e-12);
+	ck_assert_int_eq(est_cpu_from(&run, &cal, &cal, 0, 1, 0, 0, &e), 0);
+	ck_assert_double_eq_tol(e.traced_ns, 5e6, 1e-3);
+	ck_assert_double_eq_tol(e.t2_ns, 9.5e7, 1e-3);
+	ck_assert_double_eq_tol(e.t_put_offcpu_ns, 4.5e7, 1e-3);
+	ck_assert_double_eq_tol(e.t_put_ns, 4.5e7, 1e-3);
+	ck_assert_double_eq_tol(e.t_put_raw_ns, 4.5e7, 1e-3);
+	ck_assert_double_eq_tol(e.t_put_robust_ns, 4.5e7, 1e-3);
+	/* a negative or unavailable figure cuts nothing */
+	run.others_ns = (struct report_val){ .v = -3, .avail = 1 };
+	ck_assert_double_eq_tol(fluid_traced_ns(&run), 0, 1e-12);
+	run.others_ns = (struct report_val){ .v = 5e6, .avail = 0 };
+	ck_assert_double_eq_tol(fluid_traced_ns(&run), 0, 1e-12);
+}
+END_TEST
+
+/*
  * The other end (the peer host's fluids): each CPU is estimated as a local
  * CPU that is not the PUT's, by est_cpu_from, and the end sums them; a
  * fluid that did no loops is named by its index
@@ -454,6 +501,7 @@ Suite *estimate_suite(void)
 	tcase_add_test(tc, test_negative_steal_is_never_a_measurement);
 	tcase_add_test(tc, test_alone_and_own_cpu_time);
 	tcase_add_test(tc, test_end_sums_each_cpu_as_a_cpu_without_the_put);
+	tcase_add_test(tc, test_traced_others_are_cut_out_of_both_steps);
 	suite_add_tcase(s, tc);
 	return s;
 }

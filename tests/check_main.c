@@ -32,6 +32,7 @@ int main(void)
 		series_suite,
 		pin_suite,
 		vec_suite,
+		switchlog_suite,
 		dclock_suite,
 		outfile_suite,
 		safetext_suite,

@@ -25,6 +25,7 @@ Suite *predict_math_suite(void);
 Suite *series_suite(void);
 Suite *pin_suite(void);
 Suite *vec_suite(void);
+Suite *switchlog_suite(void);
 Suite *dclock_suite(void);
 Suite *outfile_suite(void);
 Suite *safetext_suite(void);

@@ -1,0 +1,58 @@
+/*
+ * schedtrace.h - a tracefs instance of displace's own, recording the
+ * scheduler's switches and forks, read into a switchlog (calib/switchlog.h)
+ * so that each fluid window can be told how long other tasks held its CPU.
+ *
+ * The instance (/sys/kernel/tracing/instances/displace-PID) has its own
+ * ring buffer and clock (mono_raw, the clock of every displace timestamp),
+ * so it leaves the global trace and other tools' instances alone. It needs
+ * root (or write access to tracefs); tracefs is mounted if it is not.
+ */
+#ifndef SCHEDTRACE_H
+#define SCHEDTRACE_H
+
+#include "calib/reportline.h"
+#include "calib/switchlog.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct schedtrace {
+	char dir[192];          /* the instance's directory; "" when closed */
+	int pipe_fd;            /* its trace_pipe, non-blocking */
+	char part[4096];        /* a line not yet ended by the last read */
+	size_t npart;
+	struct swl log;
+	uint64_t bad_lines;     /* sched_* lines the log could not read */
+	uint64_t windows;       /* fluid windows accounted */
+};
+
+/*
+ * schedtrace_open - make and start the instance; the tasks of root_pid
+ * (its threads now) and everything forked from it since are displace's.
+ * 0, or -errno with err saying what failed (-EACCES: not root).
+ */
+int schedtrace_open(struct schedtrace *t, int root_pid, char *err, size_t errlen);
+
+/* schedtrace_add_ours - count pid (started before the trace, a peer) as displace's; -ENOMEM */
+int schedtrace_add_ours(struct schedtrace *t, int pid);
+
+/*
+ * schedtrace_fill - read what the trace holds now, and set each report's
+ * others_ns and unknown_ns: other tasks' time, and time no one can be
+ * named for, on its CPU within its window. Stretches before the earliest
+ * window are forgotten. 0 or -errno.
+ */
+int schedtrace_fill(struct schedtrace *t, struct fluid_report *reps, int n);
+
+/*
+ * schedtrace_dropped - events the ring buffer overwrote before they were
+ * read, summed over the CPUs (per_cpu/cpuN/stats "overrun"); -errno if
+ * unreadable. Any means some windows' accounts are short.
+ */
+int schedtrace_dropped(const struct schedtrace *t, uint64_t *n);
+
+/* schedtrace_close - stop and remove the instance; safe to call twice */
+void schedtrace_close(struct schedtrace *t);
+
+#endif
