@@ -189,7 +189,8 @@ completion: $(PROGS)
 # hello (the peer's hello and udp path) and rpc_wire (its RPC parser, also
 # make fuzz-rpc-wire): what a stranger sends the peer; ctl_wire (also make
 # fuzz-ctl-wire): the control exchange of the peer's fluids.
-FUZZ_NAMES := store ticks reportline cli hello rpc_wire ctl_wire
+# switchlog: the scheduler trace --trace-others reads (every task names itself).
+FUZZ_NAMES := store ticks reportline cli hello rpc_wire ctl_wire switchlog
 FUZZ_TIME  ?= 180
 FUZZ_RUNS  ?=
 FUZZ_CC    ?= clang

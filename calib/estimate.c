@@ -205,7 +205,7 @@ int est_run_from(const struct est_run_in *in, struct est_run *run, int *bad_cpu)
 	double put_steal = put_steal_ns(p);
 	memset(run, 0, sizeof *run);
 	run->ops = p->ops;
-	run->traced_ns = run->traced_cal_share = run->unknown_ns = NAN;
+	run->traced_ns = run->traced_cal_share = run->unknown_ns = run->traced_switches = NAN;
 	for (int i = 0; i < in->ncpu; i++) {
 		struct est_cpu e;
 		int c = in->cpu[i], is_put = c == in->put_cpu;
@@ -230,6 +230,7 @@ int est_run_from(const struct est_run_in *in, struct est_run *run, int *bad_cpu)
 			const struct fluid_report *fr = &in->fluid[i];
 			run->traced_ns = fr->others_ns.avail ? fr->others_ns.v : NAN;
 			run->unknown_ns = fr->unknown_ns.avail ? fr->unknown_ns.v : NAN;
+			run->traced_switches = fr->switches.avail ? fr->switches.v : NAN;
 			run->traced_cal_share = (in->before[i].traced_rate + in->after[i].traced_rate) / 2;
 			run->fluid_tc_ns = val_ns(&in->fluid[i].task_clock_ns);
 			run->fluid_cpu_ns = (double)in->fluid[i].cpu_ns;

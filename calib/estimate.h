@@ -188,6 +188,7 @@ struct est_run {
 	 * and the time the trace could not tell who held the CPU in the co-run
 	 */
 	double traced_ns, traced_cal_share, unknown_ns;
+	double traced_switches;                     /* the context switches the trace saw there in the co-run (NAN) */
 	double peer_ns;                             /* the local peer's CPU time in the run (schedstat) */
 	double net_rx[EST_MAX_CPUS], net_tx[EST_MAX_CPUS];
 	double put_wall_ns;                         /* put's own loop wall time */

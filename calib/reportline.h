@@ -38,6 +38,8 @@ struct fluid_report {
 	 * trace cannot tell who held it (unknown_ns); avail 0 without a trace
 	 */
 	struct report_val others_ns, unknown_ns;
+	/* ... and the context switches the trace saw on its CPU in a co-run (each one costs the CPU the event) */
+	struct report_val switches;
 	uint64_t hist[CHUNKSTAT_BUCKETS];
 };
 

@@ -426,7 +426,7 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 	memset(sum, 0, sizeof *sum);
 	sum->other_cpu = -1;
 	sum->other_cpu_busy = NAN;
-	sum->traced_share = sum->traced_cal_share = sum->unknown_share = NAN;
+	sum->traced_share = sum->traced_cal_share = sum->unknown_share = sum->traced_switches_per_op = NAN;
 	struct one *e = calloc(nruns ? nruns : 1, sizeof *e);
 	bool *flag = calloc(nruns ? nruns : 1, sizeof *flag);
 	sum->fitted = o->fit;
@@ -443,7 +443,7 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 	sum->estimator = (enum sum_estimator)def;
 
 	double e_drift = 0, e_calib = 0, e_cache = 0, e_res = 0, e_bg = 0, tf = 0, t0 = 0, wall = 0,
-	       wall_ops = 0, idle = 0, nidle = 0, traced = 0, traced_cal = 0, unknown = 0, ntraced = 0;
+	       wall_ops = 0, idle = 0, nidle = 0, traced = 0, traced_cal = 0, unknown = 0, ntraced = 0, switches = 0, switch_ops = 0;
 	double *others = calloc(nruns ? nruns : 1, sizeof *others);
 	size_t nothers = 0;
 	double rx[EST_MAX_CPUS] = { 0 }, tx[EST_MAX_CPUS] = { 0 }, ipi[EST_MAX_CPUS] = { 0 },
@@ -468,6 +468,10 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 			traced_cal += r->traced_cal_share;
 			unknown += isfinite(r->unknown_ns) ? r->unknown_ns / r->t2_ns : 0;
 			ntraced++;
+			if (isfinite(r->traced_switches)) {
+				switches += r->traced_switches;
+				switch_ops += (double)r->ops;
+			}
 		}
 		wall += r->put_wall_ns;
 		wall_ops += (double)r->ops;
@@ -584,6 +588,7 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 	sum->traced_share = ntraced ? traced / ntraced : NAN;
 	sum->traced_cal_share = ntraced ? traced_cal / ntraced : NAN;
 	sum->unknown_share = ntraced ? unknown / ntraced : NAN;
+	sum->traced_switches_per_op = switch_ops > 0 ? switches / switch_ops : NAN;
 	sum->e_shared_ns = sum_shared_bound_ns(sum->others_share, sum->tau.mean);
 	consistency(runs, nruns, sum);
 	perturbation(runs, nruns, o, &sum->perturb);

@@ -94,6 +94,7 @@ struct summary {
 	 * could not tell who held (a lost switch-out; left in)
 	 */
 	double traced_share, traced_cal_share, unknown_share;
+	double traced_switches_per_op; /* context switches the trace saw on the PUT's CPU per operation in the co-runs */
 	/*
 	 * The least busy CPU with no fluid over the co-runs (/proc/stat ticks)
 	 * and its busy share: set by the caller (seq_summarize), over every

@@ -264,6 +264,7 @@ static int feed_switch(struct swl *l, int cpu, uint64_t t, const char *f)
 	c->cls = swl_class_of(l, next, comm);
 	c->since_ns = t;
 	l->switches++;
+	l->cpu_switches[cpu]++;
 	return rc;
 }
 

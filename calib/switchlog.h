@@ -57,6 +57,7 @@ struct swl {
 	struct swl_span *span;
 	size_t nspan, span_cap;
 	uint64_t switches, forks, lost;  /* events read; switches whose previous switch-out is missing */
+	uint64_t cpu_switches[SWL_MAX_CPUS]; /* switches read, per CPU */
 	uint64_t last_ns;                /* the latest event's time */
 };
 

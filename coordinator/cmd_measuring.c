@@ -122,7 +122,8 @@ void measuring_drift_note(const struct session *s)
 void measuring_busy_init(struct measuring_busy *b)
 {
 	*b = (struct measuring_busy){ .share = 1, .others = 0, .bound_pct = 0, .bound_ns = 0, .idle = 0, .idle_known = 0,
-				      .other_cpu = -1, .other_busy = NAN, .traced = NAN, .traced_cal = NAN, .unknown = NAN };
+				      .other_cpu = -1, .other_busy = NAN, .traced = NAN, .traced_cal = NAN, .unknown = NAN,
+				      .switches = NAN };
 }
 
 void measuring_busy_add(struct measuring_busy *b, const struct summary *sum)
@@ -139,6 +140,9 @@ void measuring_busy_add(struct measuring_busy *b, const struct summary *sum)
 		b->traced_cal = isfinite(b->traced_cal) ? fmax(b->traced_cal, sum->traced_cal_share) : sum->traced_cal_share;
 		b->unknown = isfinite(b->unknown) ? fmax(b->unknown, sum->unknown_share) : sum->unknown_share;
 	}
+	if (isfinite(sum->traced_switches_per_op))
+		b->switches = isfinite(b->switches) ? fmax(b->switches, sum->traced_switches_per_op)
+						    : sum->traced_switches_per_op;
 	if (sum_nowhere_else(sum) && !(sum->other_cpu_busy <= b->other_busy)) {
 		b->other_cpu = sum->other_cpu;
 		b->other_busy = sum->other_cpu_busy;
@@ -184,6 +188,16 @@ static int warn_traced(const struct session *s, const struct measuring_busy *b)
 			 s->m.cpu, 100 * b->unknown);
 		warned = 1;
 	}
+	/*
+	 * every switch the trace records costs the switching CPU the event's
+	 * write, in the result: about 0.8 µs a switch on the development VM
+	 * (docs/estimators.md), +8 % for a 2 KB tcp send beside its peer
+	 */
+	if (b->switches >= 1)
+		msg_info("the scheduler trace saw %.1f context switches per operation on CPU %d; recording each costs the "
+			 "CPU time that is in the result (about 0.8 µs a switch on the development VM: "
+			 "docs/estimators.md), so on a quiet host measure this workload without --trace-others",
+			 b->switches, s->m.cpu);
 	if (b->traced_cal >= SUM_MAX_OTHERS_SHARE || b->traced >= SUM_MAX_OTHERS_SHARE)
 		msg_info("other tasks held CPU %d %.1f%% of the co-runs and %.1f%% of the calibrations; the scheduler "
 			 "trace took their time out of each",

@@ -52,6 +52,7 @@ struct measuring_busy {
 	double other_busy;  /* ... its busy share */
 	/* --trace-others: the most other tasks took of the co-runs and calibrations, and left unknown (NAN: not traced) */
 	double traced, traced_cal, unknown;
+	double switches;    /* the most context switches per operation the trace saw on the measured CPU */
 };
 /* measuring_busy_init - nothing seen yet; measuring_busy_add - one summary more */
 void measuring_busy_init(struct measuring_busy *b);

@@ -100,9 +100,10 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 	/* --trace-others: other tasks' share of the co-runs and calibrations, taken out; what the trace could not name */
 	json_object_set_new(o, "traced_others",
 			    isfinite(s->traced_share)
-				    ? json_pack("{s:o, s:o, s:o}", "corun_pct", jout_num(100 * s->traced_share),
+				    ? json_pack("{s:o, s:o, s:o, s:o}", "corun_pct", jout_num(100 * s->traced_share),
 						"calibration_pct", jout_num(100 * s->traced_cal_share), "unknown_pct",
-						jout_num(100 * s->unknown_share))
+						jout_num(100 * s->unknown_share), "switches_per_op",
+						jout_num(s->traced_switches_per_op))
 				    : json_null());
 	json_object_set_new(o, "other_cpu_busy", s->other_cpu < 0 ? json_null()
 				 : json_pack("{s:i, s:o}", "cpu", s->other_cpu, "busy_pct", jout_num(100 * s->other_cpu_busy)));

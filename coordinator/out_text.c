@@ -232,8 +232,8 @@ void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so,
 		fprintf(f, "  outliers     %zu %s left out (MAD test)\n", s->outliers, unit);
 	if (isfinite(s->traced_share))
 		fprintf(f, "  other tasks  %.2f%% of the co-runs, %.2f%% of the calibrations, taken out of each (scheduler "
-			   "trace); %.2f%% of the co-runs unknown, left in\n",
-			100 * s->traced_share, 100 * s->traced_cal_share, 100 * s->unknown_share);
+			   "trace); %.2f%% of the co-runs unknown, left in; %.2f switches per op traced\n",
+			100 * s->traced_share, 100 * s->traced_cal_share, 100 * s->unknown_share, s->traced_switches_per_op);
 	fprintf(f, "  error budget, µs per op:\n");
 	fprintf(f, "    statistical  ±%-10s Student t over %zu %s\n", us(t->ci_half, a, sizeof a), s->n, unit);
 	fprintf(f, "    e_res        %-11s bound for clock resolution %.0f ns (twice Woodside sec. 3)\n", us(s->e_res_ns, a, sizeof a),

@@ -39,6 +39,8 @@ static int have_tracefs(void)
 	struct stat st;
 	if (stat(TRACEFS "/instances", &st) == 0)
 		return 0;
+	if (errno == EACCES || errno == EPERM)
+		return -EACCES; /* there, but not for this user */
 	if (mount("nodev", TRACEFS, "tracefs", 0, NULL) && errno != EBUSY)
 		return -errno;
 	return stat(TRACEFS "/instances", &st) == 0 ? 0 : -ENOENT;
@@ -90,7 +92,7 @@ int schedtrace_open(struct schedtrace *t, int root_pid, char *err, size_t errlen
 	t->pipe_fd = -1;
 	int rc = have_tracefs();
 	if (rc) {
-		snprintf(err, errlen, "no tracefs at " TRACEFS " (%s)%s", strerror(-rc),
+		snprintf(err, errlen, "cannot use tracefs at " TRACEFS " (%s)%s", strerror(-rc),
 			 rc == -EPERM || rc == -EACCES ? ": --trace-others needs root" : "");
 		return rc;
 	}
@@ -211,6 +213,21 @@ int schedtrace_fill(struct schedtrace *t, struct fluid_report *reps, int n)
 	if (first != UINT64_MAX)
 		swl_forget_before(&t->log, first);
 	return 0;
+}
+
+int schedtrace_mark(struct schedtrace *t)
+{
+	if (t->pipe_fd < 0)
+		return -EBADF;
+	int rc = drain(t);
+	if (!rc)
+		memcpy(t->mark, t->log.cpu_switches, sizeof t->mark);
+	return rc;
+}
+
+uint64_t schedtrace_switches(const struct schedtrace *t, int cpu)
+{
+	return cpu >= 0 && cpu < SWL_MAX_CPUS ? t->log.cpu_switches[cpu] - t->mark[cpu] : 0;
 }
 
 int schedtrace_dropped(const struct schedtrace *t, uint64_t *n)

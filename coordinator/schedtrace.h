@@ -25,6 +25,7 @@ struct schedtrace {
 	struct swl log;
 	uint64_t bad_lines;     /* sched_* lines the log could not read */
 	uint64_t windows;       /* fluid windows accounted */
+	uint64_t mark[SWL_MAX_CPUS]; /* each CPU's switches read at the last schedtrace_mark */
 };
 
 /*
@@ -44,6 +45,15 @@ int schedtrace_add_ours(struct schedtrace *t, int pid);
  * window are forgotten. 0 or -errno.
  */
 int schedtrace_fill(struct schedtrace *t, struct fluid_report *reps, int n);
+
+/*
+ * schedtrace_mark - read what the trace holds now, and start counting each
+ * CPU's switches from here: before a co-run, so that its report's switches
+ * are its own. 0 or -errno.
+ */
+int schedtrace_mark(struct schedtrace *t);
+/* schedtrace_switches - the switches the trace has read on cpu since the last schedtrace_mark */
+uint64_t schedtrace_switches(const struct schedtrace *t, int cpu);
 
 /*
  * schedtrace_dropped - events the ring buffer overwrote before they were

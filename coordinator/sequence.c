@@ -212,6 +212,11 @@ int seq_run(struct seq_ctx *q, struct series *s, uint64_t ops)
 	struct exp_corun_spec spec = corun_spec(q, s, ops, bufs, argv, (int)(sizeof argv / sizeof argv[0]));
 	uint64_t peer0 = 0, peer1 = 0;
 	int have_peer = q->o.peer_pid > 0 && procfs_process_runtime_ns(q->o.peer_pid, &peer0) == 0;
+	/* the co-run's switches are counted from here: not the PUT's runs alone, in between */
+	if (q->o.trace && (rc = schedtrace_mark(q->o.trace))) {
+		snprintf(q->err, sizeof q->err, "cannot read the scheduler trace (%s)", strerror(-rc));
+		return rc;
+	}
 	/* the peer host's fluids start first and stop last: the whole co-run is inside their run */
 	rc = q->o.remote ? remote_start(q->o.remote, &spec.fluid, remote_limit_ns(q), q->err, sizeof q->err) : 0;
 	int started = q->o.remote && !rc;
@@ -224,6 +229,9 @@ int seq_run(struct seq_ctx *q, struct series *s, uint64_t ops)
 		rc = traced(q, r.fluid, q->o.cpus.n);
 	if (rc)
 		return rc;
+	for (int i = 0; q->o.trace && i < q->o.cpus.n; i++)
+		r.fluid[i].switches = (struct report_val){
+			.v = (double)schedtrace_switches(q->o.trace, r.fluid[i].ran_on), .avail = 1 };
 	if (r.have_stat && procfs_busy_add(&r.stat0, &r.stat1, q->busy_ticks, q->total_ticks, PROCFS_MAX_CPUS))
 		q->busy_beyond = 1;
 	have_peer = have_peer && procfs_process_runtime_ns(q->o.peer_pid, &peer1) == 0;

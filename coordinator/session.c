@@ -452,10 +452,6 @@ int session_choose_ops(struct session *s, struct series *ser)
 
 void session_finish(struct session *s)
 {
-	/* open from session_setup on, even when it failed after opening it */
-	if (s->trace.dir[0])
-		schedtrace_close(&s->trace);
-	s->seq.o.trace = NULL;
 	if (s->seq.o.remote) {
 		remote_close(s->seq.o.remote);
 		s->seq.o.remote = NULL;
@@ -467,4 +463,12 @@ void session_finish(struct session *s)
 		free(s->env);
 		s->env = NULL;
 	}
+	/*
+	 * last: a forked helper that has not exited may hold the instance's files
+	 * open, and the instance cannot be removed until it has. Open from
+	 * session_setup on, even when that failed after opening it
+	 */
+	if (s->trace.dir[0])
+		schedtrace_close(&s->trace);
+	s->seq.o.trace = NULL;
 }

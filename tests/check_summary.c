@@ -52,6 +52,8 @@ START_TEST(test_summary_flags_a_pair_with_other_work_in_it)
 	sum_compute(runs, 2 * NPAIRS, &o, &sum);
 	ck_assert_uint_eq(sum.outliers, 0);
 	ck_assert_uint_eq(sum.n, NPAIRS);
+	/* runs without a scheduler trace have no traced figures */
+	ck_assert(isnan(sum.traced_share) && isnan(sum.traced_cal_share) && isnan(sum.traced_switches_per_op));
 
 	/* 1 ms more on the CPU in pair 3's L run: +1.33 us/op (1.3 %), within the PUT's own spread */
 	double one[NPAIRS] = { 0 };
@@ -127,11 +129,21 @@ START_TEST(test_fit_gives_slope_and_intercept_of_each_pair)
 			x->tau0_ns = 1.14;
 			x->put_wall_ns = 50e3 * (double)x->ops;
 			x->peer_ns = NAN;
+			/* a scheduler trace: other tasks 1 % of L's co-run, 2 % of L/4's; 2 switches per op */
+			x->t2_ns = h ? 2.5e7 : 1e8;
+			x->traced_ns = 1e6 / (h ? 2 : 1);
+			x->traced_cal_share = 0.03;
+			x->unknown_ns = h ? NAN : 1e5;
+			x->traced_switches = 2.0 * (double)x->ops;
 		}
 	struct summary s;
 	sum_compute(r, 4, &o, &s);
 	ck_assert_uint_eq(s.n, 2);
 	ck_assert(s.fitted);
+	ck_assert_double_eq_tol(s.traced_share, 0.015, 1e-12);
+	ck_assert_double_eq_tol(s.traced_cal_share, 0.03, 1e-12);
+	ck_assert_double_eq_tol(s.unknown_share, 0.0005, 1e-12); /* 0.1 % of L's, none known of L/4's */
+	ck_assert_double_eq_tol(s.traced_switches_per_op, 2.0, 1e-12);
 	ck_assert_double_eq_tol(s.tau.mean, 102e3, 1e-6);
 	/* sd of {100, 104} us is 2 sqrt(2) us; t(0.975, 1) = 12.706 */
 	ck_assert_double_eq_tol(s.tau.ci_half, 12.7062 * 2 * M_SQRT2 * 1e3 / M_SQRT2, 1.0);

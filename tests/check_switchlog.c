@@ -103,6 +103,8 @@ START_TEST(test_time_of_others)
 	ck_assert_double_eq_tol(swl_time_ns(&l, 0, SWL_UNKNOWN, t0, t1), 0, 1e-9);
 	ck_assert_uint_eq(l.lost, 0);
 	ck_assert_uint_eq(l.switches, 6);
+	ck_assert_uint_eq(l.cpu_switches[0], 4);
+	ck_assert_uint_eq(l.cpu_switches[1], 2);
 	/* a stretch still open at the last event counts up to the window's end */
 	sw(&l, 0, "126.000000", "put", 3374, "kdamond.0", 77);
 	ck_assert_double_eq_tol(swl_time_ns(&l, 0, SWL_OTHER, 126000000000ull, 126002000000ull), 2000000, 1e-6);

@@ -640,6 +640,16 @@ if [ "$(id -u)" -eq 0 ] && { [ -d /sys/kernel/tracing/instances ] || mount -t tr
 		bad "--trace-others: its trace instance was left behind"
 	else ok; fi
 	# shellcheck disable=SC2086
+	# another user cannot trace: one line that says why, before any run
+	# (only where that user can run displace at all: a checkout under a private directory it cannot)
+	if command -v setpriv >/dev/null 2>&1 &&
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$D" --version >/dev/null 2>&1; then
+		expect 3 "--trace-others as another user" -- setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$D" measure spin --us 50 --reps 2 --trace-others
+		has err "needs root" "--trace-others as another user: says why"
+		one_line "--trace-others as another user"
+	fi
+	# shellcheck disable=SC2086
 	expect 0 "without --trace-others" -- "$D" measure spin --us 50 --cpu 0 --reps 2 $quick --json
 	json out "without --trace-others: no traced figures" '.traced_others == null and ([.runs[].traced_others_ns] | all(. == null))'
 else
