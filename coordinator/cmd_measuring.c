@@ -164,7 +164,8 @@ static int warn_nowhere_else(const struct session *s, const struct measuring_bus
 		 "no idle CPU but those with a fluid, CPU %d among them, where they take a different share beside the "
 		 "PUT than beside the fluid alone, "
 		 "so the CI may not hold (beside a memory-bandwidth hog, 88 of 100 such 95%% CIs did: "
-		 "docs/estimators.md); leave a CPU free of load while measuring",
+		 "docs/estimators.md); leave a CPU free of load while measuring, or as root add --trace-others, "
+		 "which takes their time out of each run",
 		 b->other_cpu, 100 * b->other_busy, s->m.cpu);
 	return 1;
 }
@@ -217,7 +218,8 @@ int measuring_warn_busy(const struct session *s, const struct measuring_busy *b)
 				 b->bound_pct);
 		msg_warn("in the calibrations around the runs the fluid was off %.1f%% of CPU %d: another process held it; "
 			 "beside the PUT it competes with the PUT and can take less of the CPU than alone, so the result "
-			 "can be low%s; %s and stop it, or measure another CPU with --cpu",
+			 "can be low%s; %s and stop it, measure another CPU with --cpu, or as root add --trace-others, "
+			 "which takes its time out of each run",
 			 100 * b->others, s->m.cpu, bound, how);
 		return 1;
 	}
