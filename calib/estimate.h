@@ -78,7 +78,7 @@ struct est_cpu {
 	double b;                /* (b(before) + b(after)) / 2: the share of the CPU others took from the fluid alone */
 	double others_ns;        /* b T_F(2): the others' time the off-CPU estimator takes out */
 	double idle_ns;          /* the CPU's idle time in the co-run, also taken out (0: unknown) */
-	double traced_ns;        /* other tasks' time in the co-run by the scheduler trace, cut out of t2_ns (0: not traced) */
+	double traced_ns;        /* other tasks' time in the co-run by the scheduler trace, cut out of t2_ns (0: not traced; NAN: no off-CPU estimate) */
 	double t_put_robust_ns;  /* drift-robust displacement */
 	double drift_ns;         /* |after - before| / 2 * L_F(2): what the bracket can be off by */
 	double calib_ns;         /* tau_F uncertainty * L_F(2) */

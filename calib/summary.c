@@ -463,10 +463,12 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 			idle += r->idle_share;
 			nidle++;
 		}
-		if (r->ops && isfinite(r->traced_ns) && isfinite(r->traced_cal_share) && r->t2_ns > 0) {
-			traced += r->traced_ns / r->t2_ns;
+		/* shares of the co-run's whole wall time: t2_ns has the traced stretches cut out */
+		double whole = r->t2_ns + r->traced_ns;
+		if (r->ops && isfinite(r->traced_ns) && isfinite(r->traced_cal_share) && whole > 0) {
+			traced += r->traced_ns / whole;
 			traced_cal += r->traced_cal_share;
-			unknown += isfinite(r->unknown_ns) ? r->unknown_ns / r->t2_ns : 0;
+			unknown += isfinite(r->unknown_ns) ? r->unknown_ns / whole : 0;
 			ntraced++;
 			if (isfinite(r->traced_switches)) {
 				switches += r->traced_switches;

@@ -26,9 +26,10 @@ static int set_put(int *tab, size_t cap, int pid)
 	return 1;
 }
 
+/* a table twice as large, or as large when most slots are removed pids (so forks and exits do not grow it) */
 static int set_grow(struct swl *l)
 {
-	size_t cap = l->ours_cap ? l->ours_cap * 2 : 64;
+	size_t cap = !l->ours_cap ? 64 : l->ours_n * 4 < l->ours_cap ? l->ours_cap : l->ours_cap * 2;
 	int *tab = calloc(cap, sizeof *tab);
 	if (!tab)
 		return -ENOMEM;
@@ -144,31 +145,13 @@ static int parse_ts(const char *s, const char *end, uint64_t *ns)
 	return 0;
 }
 
-int swl_parse_line(const char *line, int *cpu, uint64_t *t_ns, const char **event, const char **fields)
+/* the CPU and time of a line whose event starts at colon + 2, read backwards from colon; -EBADMSG */
+static int parse_head(const char *line, const char *colon, int *cpu, uint64_t *t_ns)
 {
-	/*
-	 * "<comm>-<pid> [CPU] <flags> <ts>: <event>: <fields>". The comm may hold
-	 * spaces, brackets and dashes, so the line is read from the event's ": "
-	 * backwards: the timestamp, then (past the flags, if any) "[CPU]".
-	 */
-	const char *p = line;
-	const char *colon = NULL;
-	while ((p = strstr(p, ": ")) != NULL) {
-		const char *q = p;
-		while (q > line && (isdigit((unsigned char)q[-1]) || q[-1] == '.'))
-			q--;
-		if (q < p && q > line && q[-1] == ' ') {
-			colon = p;
-			break;
-		}
-		p += 2;
-	}
-	if (!colon)
-		return -EBADMSG;
 	const char *ts = colon;
 	while (ts > line && (isdigit((unsigned char)ts[-1]) || ts[-1] == '.'))
 		ts--;
-	if (parse_ts(ts, colon, t_ns))
+	if (ts == colon || ts == line || ts[-1] != ' ' || parse_ts(ts, colon, t_ns))
 		return -EBADMSG;
 	const char *b = ts;
 	while (b > line && b[-1] == ' ')
@@ -193,10 +176,26 @@ int swl_parse_line(const char *line, int *cpu, uint64_t *t_ns, const char **even
 		c = c * 10 + (*d - '0');
 	}
 	*cpu = c;
-	*event = colon + 2;
-	const char *f = strstr(*event, ": ");
-	*fields = f ? f + 2 : *event + strlen(*event);
 	return 0;
+}
+
+int swl_parse_line(const char *line, int *cpu, uint64_t *t_ns, const char **event, const char **fields)
+{
+	/*
+	 * "<comm>-<pid> [CPU] <flags> <ts>: <event>: <fields>". The comm may hold
+	 * spaces, brackets, dashes and ": ", so each ": " is tried in turn, the
+	 * line read backwards from it: the timestamp, then (past the flags, if
+	 * any) "[CPU]". The first that reads so is the event's.
+	 */
+	for (const char *p = line; (p = strstr(p, ": ")) != NULL; p += 2) {
+		if (parse_head(line, p, cpu, t_ns))
+			continue;
+		*event = p + 2;
+		const char *f = strstr(*event, ": ");
+		*fields = f ? f + 2 : *event + strlen(*event);
+		return 0;
+	}
+	return -EBADMSG;
 }
 
 /* the integer after the last "key" in [s, end): -EBADMSG if there is none */
@@ -230,7 +229,8 @@ static int add_span(struct swl *l, int cpu, int cls, uint64_t a, uint64_t b)
 
 static int feed_switch(struct swl *l, int cpu, uint64_t t, const char *f)
 {
-	const char *arrow = strstr(f, " ==> ");
+	/* a comm holds at most 15 bytes: " ==> next_comm=" in the previous task's would be the whole of it */
+	const char *arrow = strstr(f, " ==> next_comm=");
 	if (!arrow || strncmp(f, "prev_comm=", 10))
 		return -EBADMSG;
 	int prev, next;
@@ -274,7 +274,7 @@ int swl_feed(struct swl *l, const char *line)
 	uint64_t t;
 	const char *ev, *f;
 	if (swl_parse_line(line, &cpu, &t, &ev, &f))
-		return 0; /* a comment, a marker, a line of something else */
+		return strstr(line, ": sched_") ? -EBADMSG : 0; /* else a comment, a marker, an empty line */
 	if (cpu < 0 || cpu >= SWL_MAX_CPUS)
 		return -EBADMSG;
 	if (t > l->last_ns)
@@ -283,9 +283,15 @@ int swl_feed(struct swl *l, const char *line)
 		return feed_switch(l, cpu, t, f);
 	if (has_prefix(ev, "sched_process_fork: ")) {
 		/* "comm=%s pid=%d child_comm=%s child_pid=%d": the comms may hold anything but a newline */
-		int parent, child;
-		const char *cc = strstr(f, " child_comm=");
-		if (!cc || int_after_last(f, cc, " pid=", &parent) || int_after_last(cc, cc + strlen(cc), " child_pid=", &child))
+		int parent = -1, child = -1;
+		const char *cc = NULL;
+		for (const char *p = f; (p = strstr(p, " child_comm=")) != NULL; p++) /* the parent's comm may hold one */
+			if (!int_after_last(f, p, " pid=", &parent) &&
+			    !int_after_last(p, p + strlen(p), " child_pid=", &child)) {
+				cc = p;
+				break;
+			}
+		if (!cc)
 			return -EBADMSG;
 		l->forks++;
 		return swl_is_ours(l, parent) ? swl_add_ours(l, child) : 0;
@@ -315,10 +321,16 @@ double swl_time_ns(const struct swl *l, int cpu, int cls, uint64_t t0_ns, uint64
 		uint64_t b = s->end_ns < t1_ns ? s->end_ns : t1_ns;
 		sum += (double)(b - a);
 	}
-	/* the stretch still open: its task held the CPU from its switch-in to at least the latest event */
-	if (cpu >= 0 && cpu < SWL_MAX_CPUS) {
+	/*
+	 * A stretch still open at the latest event and begun before the window
+	 * ended: windows are asked for once they have ended, and the fluid was
+	 * running at the end of its own (it read the clock then), so a switch to
+	 * it should have been read. Its task's switch-out is missing: from its
+	 * switch-in to the window's end is unknown, never an other task's.
+	 */
+	if (cls == SWL_UNKNOWN && cpu >= 0 && cpu < SWL_MAX_CPUS) {
 		const struct swl_cpu *c = &l->cpu[cpu];
-		if (c->known && c->cls == cls && c->since_ns < t1_ns) {
+		if (c->known && c->cls == SWL_OTHER && c->since_ns < t1_ns) {
 			uint64_t a = c->since_ns > t0_ns ? c->since_ns : t0_ns;
 			sum += (double)(t1_ns - a);
 		}

@@ -80,14 +80,16 @@ int swl_parse_line(const char *line, int *cpu, uint64_t *t_ns, const char **even
 
 /*
  * swl_feed - account one line of the trace. 0 (lines of other events and
- * comments are ignored), -EBADMSG for a sched_* line it cannot read, -ENOMEM.
+ * comments are ignored), -EBADMSG for a line of a sched_ event it cannot
+ * read (the caller counts them), -ENOMEM.
  */
 int swl_feed(struct swl *l, const char *line);
 
 /*
  * swl_time_ns - the time tasks of class cls (SWL_OTHER or SWL_UNKNOWN)
- * held cpu within [t0_ns, t1_ns], including a stretch still open at the
- * latest event (up to t1_ns)
+ * held cpu within [t0_ns, t1_ns], a window that has ended. An other
+ * task's stretch still open at the latest event counts as unknown up to
+ * t1_ns: the fluid ran at the window's end, so its switch-in is missing.
  */
 double swl_time_ns(const struct swl *l, int cpu, int cls, uint64_t t0_ns, uint64_t t1_ns);
 

@@ -183,6 +183,12 @@ static int warn_traced(const struct session *s, const struct measuring_busy *b)
 			 dropped);
 		warned = 1;
 	}
+	if (s->seq.o.trace->bad_lines) {
+		msg_warn("the scheduler trace had %" PRIu64 " lines of sched_ events it could not read: the tasks they "
+			 "name were not followed, and other tasks' time may be short or misplaced",
+			 s->seq.o.trace->bad_lines);
+		warned = 1;
+	}
 	if (b->unknown >= SUM_MAX_OTHERS_SHARE) {
 		msg_warn("the scheduler trace could not tell who held CPU %d for %.1f%% of a co-run's time (a task's "
 			 "switch-out was missing from it): that time is left in, and the result can be high by up to it",
@@ -216,11 +222,18 @@ int measuring_warn_busy(const struct session *s, const struct measuring_busy *b)
 		if (b->bound_pct > 0)
 			snprintf(bound, sizeof bound, " by up to %.2f µs per operation (%.1f%%)", b->bound_ns / 1e3,
 				 b->bound_pct);
-		msg_warn("in the calibrations around the runs the fluid was off %.1f%% of CPU %d: another process held it; "
-			 "beside the PUT it competes with the PUT and can take less of the CPU than alone, so the result "
-			 "can be low%s; %s and stop it, measure another CPU with --cpu, or as root add --trace-others, "
-			 "which takes its time out of each run",
-			 100 * b->others, s->m.cpu, bound, how);
+		if (s->seq.o.trace)
+			msg_warn("in the calibrations around the runs the fluid was off %.1f%% of CPU %d beyond what the "
+				 "scheduler trace cut out: softirq threads and kworkers (left in, as they may run the PUT's "
+				 "work) or stretches the trace could not name; beside the PUT they can take less of the CPU "
+				 "than alone, so the result can be low%s; %s",
+				 100 * b->others, s->m.cpu, bound, how);
+		else
+			msg_warn("in the calibrations around the runs the fluid was off %.1f%% of CPU %d: another process "
+				 "held it; beside the PUT it competes with the PUT and can take less of the CPU than alone, "
+				 "so the result can be low%s; %s and stop it, measure another CPU with --cpu, or as root add "
+				 "--trace-others, which takes its time out of each run",
+				 100 * b->others, s->m.cpu, bound, how);
 		return 1;
 	}
 	if (b->idle >= SUM_MAX_OTHERS_SHARE)
@@ -228,9 +241,8 @@ int measuring_warn_busy(const struct session *s, const struct measuring_busy *b)
 			 "(cgroup cpu.max) throttled the measurement; the off-CPU estimator leaves idle time out, the "
 			 "others do not (docs/estimators.md)",
 			 s->m.cpu, 100 * b->idle);
-	/* the traced tasks' share of the calibrations is time the fluid lost to a task, not to the hypervisor */
-	double traced = isfinite(b->traced_cal) ? b->traced_cal : 0;
-	if (b->share + traced >= SUM_MIN_FLUID_SHARE || b->idle >= SUM_MAX_OTHERS_SHARE)
+	/* (under --trace-others tau_F, and so the share, has the traced tasks' time cut out already) */
+	if (b->share >= SUM_MIN_FLUID_SHARE || b->idle >= SUM_MAX_OTHERS_SHARE)
 		return nowhere;
 	msg_warn("in the calibrations around the runs the fluid ran at only %.0f%% of its undisturbed speed on CPU %d, "
 		 "and no other process took the CPU from it: interrupts or the hypervisor held it%s, and the result "

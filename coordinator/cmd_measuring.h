@@ -68,10 +68,10 @@ void measuring_busy_add(struct measuring_busy *b, const struct summary *sum);
  * cases, else 0. Warns too, and returns 1, when every CPU with no fluid
  * was busy (sum_nowhere_else): the CI may not hold. Under --trace-others
  * the other tasks' time is taken out of each window: a note says how much,
- * the first and third warnings are not given, and the second only when
- * the traced tasks do not explain the fluid's lost speed; a warning when
- * the trace could not name 1 % or more of the co-runs' time, or lost
- * events.
+ * the third warning is not given, the first only for what the trace left
+ * in (helpers, unnamed stretches), the second as before (tau_F has the
+ * traced time cut out); a warning when the trace could not name 1 % or
+ * more of the co-runs' time, lost events, or had lines it could not read.
  */
 int measuring_warn_busy(const struct session *s, const struct measuring_busy *b);
 /*

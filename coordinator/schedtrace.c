@@ -86,6 +86,48 @@ static int add_threads(struct swl *l, int pid)
 	return rc;
 }
 
+/*
+ * The trace names tasks by the host's pids; inside a PID namespace (a
+ * container's) getpid() is another number. So displace writes a marker and
+ * reads the pid the trace gives its writer: that is displace's own, and
+ * what it forks from now on is followed from it. -ETIME if the marker does
+ * not come back within a second.
+ */
+#define MARKER "displace-own-pid"
+static int drain(struct schedtrace *t);
+
+static int find_own_pid(struct schedtrace *t, const char *step)
+{
+	(void)step;
+	int rc = put(t->dir, "trace_marker", MARKER);
+	for (int i = 0; !rc && i < 100 && t->own_pid <= 0; i++) {
+		if ((rc = drain(t)) == 0 && t->own_pid <= 0)
+			usleep(10000);
+	}
+	if (rc)
+		return rc;
+	return t->own_pid > 0 ? swl_add_ours(&t->log, t->own_pid) : -ETIME;
+}
+
+/* the writer's pid in a marker line: "  <comm>-<pid>  [CPU] ... tracing_mark_write: displace-own-pid" */
+static int marker_pid(const char *line)
+{
+	if (!strstr(line, "tracing_mark_write: " MARKER))
+		return 0;
+	const char *lb = strstr(line, " [");
+	while (lb && !(lb[2] >= '0' && lb[2] <= '9'))
+		lb = strstr(lb + 1, " [");
+	if (!lb)
+		return 0;
+	const char *e = lb;
+	while (e > line && e[-1] == ' ')
+		e--;
+	const char *d = e;
+	while (d > line && d[-1] >= '0' && d[-1] <= '9')
+		d--;
+	return d > line && d < e && d[-1] == '-' ? atoi(d) : 0;
+}
+
 int schedtrace_open(struct schedtrace *t, int root_pid, char *err, size_t errlen)
 {
 	memset(t, 0, sizeof *t);
@@ -96,10 +138,9 @@ int schedtrace_open(struct schedtrace *t, int root_pid, char *err, size_t errlen
 			 rc == -EPERM || rc == -EACCES ? ": --trace-others needs root" : "");
 		return rc;
 	}
-	remove_stale();
 	char dir[sizeof t->dir];
 	snprintf(dir, sizeof dir, TRACEFS "/instances/displace-%d", (int)getpid());
-	if (mkdir(dir, 0700) && errno != EEXIST) {
+	if (mkdir(dir, 0700)) { /* EEXIST: a live process with this pid made it, not this one */
 		rc = -errno;
 		snprintf(err, errlen, "cannot make the trace instance %s (%s)%s", dir, strerror(-rc),
 			 rc == -EPERM || rc == -EACCES ? ": --trace-others needs root" : "");
@@ -127,6 +168,11 @@ int schedtrace_open(struct schedtrace *t, int root_pid, char *err, size_t errlen
 	}
 	if (!rc)
 		rc = put(dir, (step = "tracing_on"), "1");
+	if (!rc)
+		rc = find_own_pid(t, (step = "trace_marker"));
+	/* others' instances are judged by their pids only where pids are the host's */
+	if (!rc && t->own_pid == (int)getpid())
+		remove_stale();
 	if (rc) {
 		snprintf(err, errlen, "cannot set up the trace instance %s: %s (%s)", dir, step, strerror(-rc));
 		schedtrace_close(t);
@@ -163,6 +209,10 @@ static int feed(struct schedtrace *t, const char *buf, size_t n)
 		size_t take = len < sizeof line - 1 - k ? len : sizeof line - 1 - k;
 		memcpy(line + k, buf + at, take);
 		line[k + take] = '\0';
+		if (t->own_pid <= 0 && (t->own_pid = marker_pid(line)) > 0) {
+			at += len + 1;
+			continue;
+		}
 		int rc = swl_feed(&t->log, line);
 		if (rc == -ENOMEM)
 			return rc;

@@ -25,6 +25,7 @@ struct schedtrace {
 	struct swl log;
 	uint64_t bad_lines;     /* sched_* lines the log could not read */
 	uint64_t windows;       /* fluid windows accounted */
+	int own_pid;            /* displace's pid as the trace names it (the host's, in a container) */
 	uint64_t mark[SWL_MAX_CPUS]; /* each CPU's switches read at the last schedtrace_mark */
 };
 

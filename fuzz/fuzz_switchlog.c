@@ -6,9 +6,8 @@
  *
  * The input is lines, fed one by one; then windows whose bounds come from
  * the input are asked for. The invariants: no line crashes the log, every
- * time it gives is finite and not negative, a window's time is no more
- * than its length on a CPU whose stretches are in order, and forgetting
- * the stretches before a window's start does not change that window's time.
+ * time it gives is finite and not negative, and forgetting the stretches
+ * before a window's start does not change that window's time.
  */
 #include "calib/switchlog.h"
 #include "fuzz/fuzz.h"

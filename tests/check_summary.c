@@ -129,8 +129,8 @@ START_TEST(test_fit_gives_slope_and_intercept_of_each_pair)
 			x->tau0_ns = 1.14;
 			x->put_wall_ns = 50e3 * (double)x->ops;
 			x->peer_ns = NAN;
-			/* a scheduler trace: other tasks 1 % of L's co-run, 2 % of L/4's; 2 switches per op */
-			x->t2_ns = h ? 2.5e7 : 1e8;
+			/* a scheduler trace: other tasks 1 % of L's co-run, 2 % of L/4's, cut out of t2; 2 switches per op */
+			x->t2_ns = h ? 2.5e7 - 5e5 : 1e8 - 1e6;
 			x->traced_ns = 1e6 / (h ? 2 : 1);
 			x->traced_cal_share = 0.03;
 			x->unknown_ns = h ? NAN : 1e5;

@@ -37,6 +37,13 @@ START_TEST(test_parse_line)
 	ck_assert_int_eq(cpu, 13);
 	ck_assert_uint_eq(t, 12000000123ull);
 	ck_assert_str_eq(f, "comm=x pid=77 prio=120");
+	/* a comm that looks like a timestamp and an event: the real one is found after it */
+	const char *c = "    job 1: x-55  [001] d..2.  7.250000: sched_switch: prev_comm=job 1: x prev_pid=55 prev_prio=120 "
+			"prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120";
+	ck_assert_int_eq(swl_parse_line(c, &cpu, &t, &ev, &f), 0);
+	ck_assert_int_eq(cpu, 1);
+	ck_assert_uint_eq(t, 7250000000ull);
+	ck_assert(strncmp(ev, "sched_switch: ", 14) == 0);
 	/* not events */
 	ck_assert_int_eq(swl_parse_line("# tracer: nop", &cpu, &t, &ev, &f), -EBADMSG);
 	ck_assert_int_eq(swl_parse_line("", &cpu, &t, &ev, &f), -EBADMSG);
@@ -74,8 +81,19 @@ START_TEST(test_classes)
 			 0);
 	ck_assert_int_eq(swl_class_of(&l, 101, "cron"), SWL_OTHER);
 	ck_assert_int_eq(swl_class_of(&l, 102, "fluid"), SWL_OURS);
-	/* a fork line it cannot read */
+	/* a fork line it cannot read, and a sched_ line that is not an event line at all */
 	ck_assert_int_eq(swl_feed(&l, "x-1 [000] ..... 7.0: sched_process_fork: comm=x pid=1"), -EBADMSG);
+	ck_assert_int_eq(swl_feed(&l, "garbled: sched_switch: prev_comm=x"), -EBADMSG);
+	ck_assert_int_eq(swl_feed(&l, "# tracer: nop"), 0);
+	/* comms that hold the fields' own markers: a parent named " child_comm=", a task named " ==> " */
+	ck_assert_int_eq(swl_feed(&l, "a-102 [001] ..... 8.0: sched_process_fork: comm=a child_comm= pid=102 "
+				      "child_comm=b child_pid=103"),
+			 0);
+	ck_assert_int_eq(swl_class_of(&l, 103, "b"), SWL_OURS);
+	sw(&l, 1, "8.1", "x ==> y", 102, "kdamond.0", 77);
+	sw(&l, 1, "8.2", "kdamond.0", 77, "b", 103);
+	ck_assert_double_eq_tol(swl_time_ns(&l, 1, SWL_OTHER, 8000000000ull, 9000000000ull), 1e8, 1e-3);
+	ck_assert_uint_eq(l.lost, 0);
 	swl_free(&l);
 }
 END_TEST
@@ -105,9 +123,14 @@ START_TEST(test_time_of_others)
 	ck_assert_uint_eq(l.switches, 6);
 	ck_assert_uint_eq(l.cpu_switches[0], 4);
 	ck_assert_uint_eq(l.cpu_switches[1], 2);
-	/* a stretch still open at the last event counts up to the window's end */
+	/*
+	 * a stretch still open at the last event, in a window that has ended: the
+	 * fluid ran at its end, so the switch back is missing; unknown, not kdamond's
+	 */
 	sw(&l, 0, "126.000000", "put", 3374, "kdamond.0", 77);
-	ck_assert_double_eq_tol(swl_time_ns(&l, 0, SWL_OTHER, 126000000000ull, 126002000000ull), 2000000, 1e-6);
+	ck_assert_double_eq_tol(swl_time_ns(&l, 0, SWL_OTHER, 126000000000ull, 126002000000ull), 0, 1e-9);
+	ck_assert_double_eq_tol(swl_time_ns(&l, 0, SWL_UNKNOWN, 126000000000ull, 126002000000ull), 2000000, 1e-6);
+	ck_assert_double_eq_tol(swl_time_ns(&l, 0, SWL_UNKNOWN, 125999000000ull, 126000000000ull), 0, 1e-9);
 	swl_free(&l);
 }
 END_TEST
@@ -144,6 +167,20 @@ START_TEST(test_pid_set_grows)
 	ck_assert(!swl_is_ours(&l, 0));
 	ck_assert(!swl_is_ours(&l, -1));
 	ck_assert_uint_eq(l.ours_n, 1001); /* the root and the 1000 added */
+	/* forks and exits by the thousand: the table is rebuilt, not grown, when most slots are exited pids */
+	size_t cap = l.ours_cap;
+	char line[160];
+	for (int pid = 10000; pid < 30000; pid++) {
+		snprintf(line, sizeof line, "a-1 [000] ..... 9.0: sched_process_fork: comm=a pid=1 child_comm=b child_pid=%d",
+			 pid);
+		ck_assert_int_eq(swl_feed(&l, line), 0);
+		snprintf(line, sizeof line, "b-%d [000] ..... 9.1: sched_process_exit: comm=b pid=%d prio=120", pid, pid);
+		ck_assert_int_eq(swl_feed(&l, line), 0);
+	}
+	/* (1001 live pids in 2048 slots leave no room for removed ones: one doubling, then no more) */
+	ck_assert_uint_le(l.ours_cap, 2 * cap);
+	ck_assert_uint_eq(l.ours_n, 1001);
+	ck_assert(swl_is_ours(&l, 2999) && !swl_is_ours(&l, 29999));
 	swl_free(&l);
 }
 END_TEST
