@@ -180,11 +180,6 @@ int schedtrace_open(struct schedtrace *t, int root_pid, char *err, size_t errlen
 	return rc;
 }
 
-int schedtrace_add_ours(struct schedtrace *t, int pid)
-{
-	return add_threads(&t->log, pid);
-}
-
 /* feed the complete lines in buf[0..n) to the log; keep the rest in t->part */
 static int feed(struct schedtrace *t, const char *buf, size_t n)
 {

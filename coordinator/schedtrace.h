@@ -36,9 +36,6 @@ struct schedtrace {
  */
 int schedtrace_open(struct schedtrace *t, int root_pid, char *err, size_t errlen);
 
-/* schedtrace_add_ours - count pid (started before the trace, a peer) as displace's; -ENOMEM */
-int schedtrace_add_ours(struct schedtrace *t, int pid);
-
 /*
  * schedtrace_fill - read what the trace holds now, and set each report's
  * others_ns and unknown_ns: other tasks' time, and time no one can be
