@@ -135,14 +135,11 @@ void measuring_busy_add(struct measuring_busy *b, const struct summary *sum)
 		b->idle = fmax(b->idle, sum->idle_share);
 		b->idle_known = 1;
 	}
-	if (isfinite(sum->traced_share)) {
-		b->traced = isfinite(b->traced) ? fmax(b->traced, sum->traced_share) : sum->traced_share;
-		b->traced_cal = isfinite(b->traced_cal) ? fmax(b->traced_cal, sum->traced_cal_share) : sum->traced_cal_share;
-		b->unknown = isfinite(b->unknown) ? fmax(b->unknown, sum->unknown_share) : sum->unknown_share;
-	}
-	if (isfinite(sum->traced_switches_per_op))
-		b->switches = isfinite(b->switches) ? fmax(b->switches, sum->traced_switches_per_op)
-						    : sum->traced_switches_per_op;
+	/* (fmax takes the other figure when one is NAN: untraced stays NAN) */
+	b->traced = fmax(b->traced, sum->traced_share);
+	b->traced_cal = fmax(b->traced_cal, sum->traced_cal_share);
+	b->unknown = fmax(b->unknown, sum->unknown_share);
+	b->switches = fmax(b->switches, sum->traced_switches_per_op);
 	if (sum_nowhere_else(sum) && !(sum->other_cpu_busy <= b->other_busy)) {
 		b->other_cpu = sum->other_cpu;
 		b->other_busy = sum->other_cpu_busy;

@@ -67,25 +67,6 @@ static void remove_stale(void)
 	closedir(d);
 }
 
-/* the threads of pid as they are now */
-static int add_threads(struct swl *l, int pid)
-{
-	char path[64];
-	snprintf(path, sizeof path, "/proc/%d/task", pid);
-	DIR *d = opendir(path);
-	if (!d)
-		return swl_add_ours(l, pid);
-	struct dirent *e;
-	int rc = 0;
-	while (!rc && (e = readdir(d)) != NULL) {
-		int tid = atoi(e->d_name);
-		if (tid > 0)
-			rc = swl_add_ours(l, tid);
-	}
-	closedir(d);
-	return rc;
-}
-
 /*
  * The trace names tasks by the host's pids; inside a PID namespace (a
  * container's) getpid() is another number. So displace writes a marker and
@@ -96,9 +77,8 @@ static int add_threads(struct swl *l, int pid)
 #define MARKER "displace-own-pid"
 static int drain(struct schedtrace *t);
 
-static int find_own_pid(struct schedtrace *t, const char *step)
+static int find_own_pid(struct schedtrace *t)
 {
-	(void)step;
 	int rc = put(t->dir, "trace_marker", MARKER);
 	for (int i = 0; !rc && i < 100 && t->own_pid <= 0; i++) {
 		if ((rc = drain(t)) == 0 && t->own_pid <= 0)
@@ -128,7 +108,7 @@ static int marker_pid(const char *line)
 	return d > line && d < e && d[-1] == '-' ? atoi(d) : 0;
 }
 
-int schedtrace_open(struct schedtrace *t, int root_pid, char *err, size_t errlen)
+int schedtrace_open(struct schedtrace *t, char *err, size_t errlen)
 {
 	memset(t, 0, sizeof *t);
 	t->pipe_fd = -1;
@@ -157,8 +137,9 @@ int schedtrace_open(struct schedtrace *t, int root_pid, char *err, size_t errlen
 			rc = put(dir, name, "1");
 		}
 	}
-	if (!rc && (rc = swl_init(&t->log, root_pid)) == 0)
-		rc = add_threads(&t->log, root_pid);
+	/* displace's own pid comes from the trace itself (find_own_pid), not from getpid() */
+	if (!rc)
+		rc = swl_init(&t->log, 0);
 	if (!rc) {
 		char path[320];
 		snprintf(path, sizeof path, "%s/trace_pipe", dir);
@@ -169,7 +150,7 @@ int schedtrace_open(struct schedtrace *t, int root_pid, char *err, size_t errlen
 	if (!rc)
 		rc = put(dir, (step = "tracing_on"), "1");
 	if (!rc)
-		rc = find_own_pid(t, (step = "trace_marker"));
+		step = "trace_marker", rc = find_own_pid(t);
 	/* others' instances are judged by their pids only where pids are the host's */
 	if (!rc && t->own_pid == (int)getpid())
 		remove_stale();

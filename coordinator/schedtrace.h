@@ -30,11 +30,12 @@ struct schedtrace {
 };
 
 /*
- * schedtrace_open - make and start the instance; the tasks of root_pid
- * (its threads now) and everything forked from it since are displace's.
- * 0, or -errno with err saying what failed (-EACCES: not root).
+ * schedtrace_open - make and start the instance; this process, by the pid
+ * the trace gives it (the host's, in a container's PID namespace), and
+ * everything it forks from now on are displace's. 0, or -errno with err
+ * saying what failed (-EACCES: not root; -ETIME: its marker never came back).
  */
-int schedtrace_open(struct schedtrace *t, int root_pid, char *err, size_t errlen);
+int schedtrace_open(struct schedtrace *t, char *err, size_t errlen);
 
 /*
  * schedtrace_fill - read what the trace holds now, and set each report's

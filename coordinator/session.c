@@ -260,7 +260,7 @@ int session_setup(struct session *s)
 
 	/* before anything is forked: the trace names displace's tasks by their forks */
 	if (m->trace_others) {
-		if ((rc = schedtrace_open(&s->trace, (int)getpid(), s->err, sizeof s->err)))
+		if ((rc = schedtrace_open(&s->trace, s->err, sizeof s->err)))
 			return rc;
 		o.trace = &s->trace;
 	}
