@@ -321,6 +321,22 @@ int stats_linfit(const double *x, const double *y, size_t n, struct stats_line *
 	return 0;
 }
 
+int stats_given_ci(const double *y, const double *x, size_t n, double conf, double *sd_res, double *half)
+{
+	*sd_res = *half = NAN;
+	if (n < 3)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (!isfinite(x[i]) || !isfinite(y[i]))
+			return -EDOM;
+	struct stats_line line;
+	if (stats_linfit(x, y, n, &line))
+		return -EDOM;
+	*sd_res = line.resid_sd;
+	*half = stats_t_quantile(1 - (1 - conf) / 2, (double)(n - 2)) * line.resid_sd / sqrt((double)n);
+	return 0;
+}
+
 void stats_acc_add(struct stats_acc *a, double x)
 {
 	a->n++;

@@ -106,5 +106,21 @@ struct stats_line {
  * n < 2 or all x are equal.
  */
 int stats_linfit(const double *x, const double *y, size_t n, struct stats_line *line);
+/*
+ * stats_given_ci - the half-width of a CI at confidence conf for the mean of
+ * y[0..n) over these n observations, given a covariate x[i] measured with
+ * each (a regression estimator, as in survey sampling): the residual sd
+ * s_r of the least-squares line y = a + b x, and
+ *     half = t(1-(1-conf)/2, n-2) s_r / sqrt(n).
+ * What x explains is taken as known, so the interval is for these
+ * observations' own mean, not the mean of the process they came from. The
+ * residual holds y's own error and whatever of y the line misses: in
+ * expectation no narrower than y's error alone, as long as x's own error
+ * is independent of y's and the observations are (a residual that drifts
+ * over runs of observations makes any t interval too narrow). *sd_res
+ * gets s_r. -EINVAL when
+ * n < 3, -EDOM when all x are equal or a value is not finite.
+ */
+int stats_given_ci(const double *y, const double *x, size_t n, double conf, double *sd_res, double *half);
 
 #endif

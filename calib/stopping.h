@@ -26,6 +26,14 @@ struct stop_state {
 	double s1;     /* the sd over those n1 */
 	size_t target; /* the estimates the rule asks for (so far) */
 	int met;
+	/*
+	 * Set by the caller before the first update, and the same on every
+	 * one: parameters fitted beside
+	 * the mean, whose sd is then a residual's (1 for the cost of these
+	 * operations, stats_given_ci). The first stage waits for STOP_N0 + k
+	 * estimates, and every t quantile has k degrees of freedom fewer.
+	 */
+	size_t k;
 };
 
 /*

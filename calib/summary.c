@@ -70,6 +70,7 @@ struct one {
 	double start;            /* the intercept S of the default estimator (fit only) */
 	double os[EST_NSRC];
 	double peer;
+	double os_here;          /* the OS's account of the PUT's tasks on the fluid CPUs (sum_opts.peer_here) */
 	double cpu[EST_MAX_CPUS]; /* the default estimator per fluid CPU */
 	double remote;           /* the other end's, summed over its CPUs (NAN: none) */
 	double rcpu[EST_MAX_CPUS]; /* ... per CPU of that end */
@@ -102,8 +103,8 @@ static double run_norm(const struct est_run *r, enum sum_estimator def, double t
 }
 
 /* the estimate of run a less run b (b NULL: a alone); 0, or -1 if the op counts do not allow one */
-static int make_one(const struct est_run *a, const struct est_run *b, enum sum_estimator def, int ncpu,
-		    double tau0_ref, struct one *e)
+static int make_one(const struct est_run *a, const struct est_run *b, enum sum_estimator def,
+		    const struct sum_opts *o, int ncpu, struct one *e)
 {
 	static const struct est_run none;
 	const struct est_run *z = b ? b : &none;
@@ -113,12 +114,13 @@ static int make_one(const struct est_run *a, const struct est_run *b, enum sum_e
 	for (int k = 0; k < SUM_NEST; k++)
 		e->est[k] = per_op(run_est(a, (enum sum_estimator)k), run_est(z, (enum sum_estimator)k), ops);
 	e->raw = per_op(a->t_put_raw_ns, z->t_put_raw_ns, ops);
-	e->norm = per_op(run_norm(a, def, tau0_ref), b ? run_norm(b, def, tau0_ref) : 0, ops);
+	e->norm = per_op(run_norm(a, def, o->tau0_ref_ns), b ? run_norm(b, def, o->tau0_ref_ns) : 0, ops);
 	/* the intercept: S = T(l) - l tau (Woodside e_start) */
 	e->start = b ? run_est(b, def) - (double)b->ops * e->est[def] : NAN;
 	for (int k = 0; k < EST_NSRC; k++)
 		e->os[k] = per_op(a->os_ns[k], z->os_ns[k], ops);
 	e->peer = per_op(a->peer_ns, z->peer_ns, ops);
+	e->os_here = e->os[SRC_GETRUSAGE] + (o->peer_here ? e->peer : 0);
 	for (int c = 0; c < ncpu; c++)
 		e->cpu[c] = def == SUM_OFFCPU ? per_op(a->cpu_offcpu_ns[c], z->cpu_offcpu_ns[c], ops)
 					      : per_op(a->cpu_t_put_ns[c], z->cpu_t_put_ns[c], ops);
@@ -229,6 +231,54 @@ static double col_held(const struct one *e, const void *unused)
 {
 	(void)unused;
 	return e->est[SUM_CLASSIC] - e->est[SUM_OFFCPU];
+}
+
+/*
+ * The cost of these operations: the result's mean, its interval given
+ * each estimate's OS account of the PUT's tasks on the fluid CPUs, and
+ * the background's share of the mean beside it (summary.these). All NAN
+ * when an estimate lacks that account. Needs sum->others_share.
+ */
+static void these_ops(const struct one *e, size_t n, int def, const struct stats_summary *tau, struct summary *sum)
+{
+	struct stats_summary *t = &sum->these;
+	double *y = calloc(n ? n : 1, sizeof *y), *x = calloc(n ? n : 1, sizeof *x);
+	size_t k = 0;
+	int have = y && x; /* out of memory: no figure, as without the account */
+	for (size_t i = 0; have && i < n; i++) {
+		if (!isfinite(e[i].est[def]))
+			continue;
+		have = isfinite(e[i].os_here);
+		y[k] = e[i].est[def];
+		x[k++] = e[i].os_here;
+	}
+	*t = *tau;
+	t->sd = t->ci_half = t->cv = sum->these_os_cv = sum->these_bg_ns = NAN;
+	if (!have)
+		t->mean = t->median = t->min = t->max = NAN;
+	double sd, half;
+	if (have && k >= 3) {
+		if (stats_given_ci(y, x, k, 0.95, &sd, &half)) {
+			/* an account that did not move explains nothing: y's own spread, on the same n - 2 */
+			sd = stats_sd(y, k);
+			half = stats_t_quantile(0.975, (double)(k - 2)) * sd / sqrt((double)k);
+		}
+		/*
+		 * The background the calibrations saw (b) ran in the PUT's slices
+		 * too: the OS bills it to the PUT, the off-CPU estimator takes it
+		 * out (sum_shared_bound_ns). Which is the cost is a matter of
+		 * definition, so the interval holds both. Unknown b: NAN, and
+		 * the interval without it.
+		 */
+		sum->these_bg_ns = sum->e_shared_ns;
+		t->sd = sd;
+		t->ci_half = half + (isfinite(sum->these_bg_ns) ? sum->these_bg_ns : 0);
+		t->cv = t->mean ? sd / fabs(t->mean) : 0;
+		double mx = stats_mean(x, k);
+		sum->these_os_cv = mx > 0 ? stats_sd(x, k) / mx : NAN;
+	}
+	free(y);
+	free(x);
 }
 
 /*
@@ -489,7 +539,7 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 	size_t n = 0, step = o->fit ? 2 : 1;
 	for (size_t i = 0; e && i + step - 1 < nruns; i += step) {
 		const struct est_run *a = &runs[i], *b = o->fit ? &runs[i + 1] : NULL;
-		if (make_one(a, b, (enum sum_estimator)def, sum->ncpu, o->tau0_ref_ns, &e[n]))
+		if (make_one(a, b, (enum sum_estimator)def, o, sum->ncpu, &e[n]))
 			continue;
 		e[n].run = i;
 		double ops = (double)a->ops - (b ? (double)b->ops : 0);
@@ -592,6 +642,8 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 	sum->unknown_share = ntraced ? unknown / ntraced : NAN;
 	sum->traced_switches_per_op = switch_ops > 0 ? switches / switch_ops : NAN;
 	sum->e_shared_ns = sum_shared_bound_ns(sum->others_share, sum->tau.mean);
+	these_ops(e, n, def, &sum->tau, sum);
+	sum->these_peer = o->peer_here;
 	consistency(runs, nruns, sum);
 	perturbation(runs, nruns, o, &sum->perturb);
 	if (o->nremote && e)

@@ -37,6 +37,7 @@ struct sum_opts {
 	const struct est_alone *alone; /* the PUT alone, one run per estimate (pair j, or run j); NULL: none */
 	size_t nalone;
 	double tau0_ref_ns;   /* the fluid's undisturbed speed to normalise to (0: no normalised cost) */
+	int peer_here;        /* the local peer runs on a fluid CPU: its CPU time is in the OS's account there */
 	int nremote;          /* the other end's fluid CPUs (the runs' remote), 0: none */
 	const int *remote_cpu_id;
 };
@@ -69,6 +70,23 @@ struct summary {
 	 */
 	struct stats_summary norm;
 	double tau0_ref_ns;
+	/*
+	 * The cost of these operations (--precision-of these-ops): the
+	 * result's mean, with an interval given the OS's own account of the
+	 * PUT's tasks on the measured CPUs in each estimate (getrusage, plus
+	 * the local peer's CPU time when it runs there) by stats_given_ci:
+	 * sd is the residual's, ci_half its interval, for the mean of these
+	 * operations' cost rather than of the process that made them, plus
+	 * these_bg_ns: the background of the calibrations that ran in the
+	 * PUT's slices too, which the OS bills to the PUT where the off-CPU
+	 * estimator takes it out (e_shared_ns; the interval holds both; NAN
+	 * and left out when b is unknown). All NAN without that account. os_cv: the account's own
+	 * spread between estimates (sd / mean), how much the cost itself
+	 * moved.
+	 */
+	struct stats_summary these;
+	double these_os_cv, these_bg_ns;
+	int these_peer;                /* that account holds the local peer's CPU time (sum_opts.peer_here) */
 	struct stats_summary os[EST_NSRC];
 	char os_why[EST_NSRC][24];          /* why a source has no mean (the first run's reason), or "" */
 	struct stats_summary pct[EST_NSRC]; /* paired 100 (os - tau) / tau */

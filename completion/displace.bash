@@ -146,7 +146,7 @@ _displace()
         return 0
         ;;
     --precision-of)
-        mapfile -t COMPREPLY < <(compgen -W "result normalised" -- "$cur")
+        mapfile -t COMPREPLY < <(compgen -W "result normalised these-ops" -- "$cur")
         return 0
         ;;
     --csv | --plot | --calibration | --unix | --op-times)

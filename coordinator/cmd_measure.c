@@ -234,9 +234,14 @@ int cmd_measure(int argc, char **argv)
 	}
 	if (r.m.precision && !met && !r.interrupted) {
 		const struct stats_summary *t = measuring_target(&r, &sum);
-		msg_warn("the CI of the %s did not reach ±%.2f%% before --max-time (reached ±%.2f%%)",
-			 r.m.precision_norm ? "normalised cost" : "result", 100 * r.m.precision,
-			 100 * t->ci_half / fabs(t->mean));
+		char why[200];
+		measuring_unmet_why(&r, &sum, why, sizeof why);
+		if (isfinite(t->mean))
+			msg_warn("the CI of the %s did not reach ±%.2f%% before --max-time (reached ±%.2f%%)%s",
+				 measuring_target_name(&r), 100 * r.m.precision, 100 * t->ci_half / fabs(t->mean), why);
+		else
+			msg_warn("the CI of the %s did not reach ±%.2f%% before --max-time%s", measuring_target_name(&r),
+				 100 * r.m.precision, why);
 		untrusted = 1;
 	}
 	struct measuring_busy busy;
@@ -258,7 +263,7 @@ int cmd_measure(int argc, char **argv)
 		json_t *j = out_json(&sum, &r.seq.o, &s);
 		if (r.m.precision) {
 			json_object_set_new(j, "precision_target", json_real(r.m.precision));
-			json_object_set_new(j, "precision_of", json_string(r.m.precision_norm ? "normalised" : "result"));
+			json_object_set_new(j, "precision_of", json_string(measuring_target_key(&r)));
 			json_object_set_new(j, "precision_met", json_boolean(met));
 			json_object_set_new(j, "stopping", measuring_stop_json(&r, &stop));
 		}
@@ -272,7 +277,7 @@ int cmd_measure(int argc, char **argv)
 		if (r.m.precision) {
 			measuring_stop_text(&r, &stop, how, sizeof how);
 			snprintf(prec, sizeof prec, ", precision %s for the %s%s", met ? "reached" : "NOT reached",
-				 r.m.precision_norm ? "normalised cost" : "result", how);
+				 measuring_target_name(&r), how);
 		}
 		printf("  CPU %d, fluid (%s) on CPU %s; %" PRIu64 " ops per run, %zu runs%s\n", r.m.cpu, r.seq.o.fluid.sched,
 		       cpus, s.ops, s.nruns, prec);

@@ -323,9 +323,43 @@ int measuring_check_truth(const struct session *s, const struct summary *sum, co
 	return untrusted;
 }
 
+/* the part of the target's interval no stopping rule shrinks: these operations' background */
+static double fixed_half(const struct session *s, const struct summary *sum)
+{
+	return s->m.precision_of == PREC_THESE && isfinite(sum->these_bg_ns) ? sum->these_bg_ns : 0;
+}
+
 const struct stats_summary *measuring_target(const struct session *s, const struct summary *sum)
 {
-	return s->m.precision_norm ? &sum->norm : &sum->tau;
+	return s->m.precision_of == PREC_NORMALISED ? &sum->norm : s->m.precision_of == PREC_THESE ? &sum->these : &sum->tau;
+}
+
+const char *measuring_target_key(const struct session *s)
+{
+	return s->m.precision_of == PREC_NORMALISED ? "normalised" : s->m.precision_of == PREC_THESE ? "these-ops" : "result";
+}
+
+const char *measuring_target_name(const struct session *s)
+{
+	return s->m.precision_of == PREC_NORMALISED ? "normalised cost"
+	       : s->m.precision_of == PREC_THESE    ? "cost of these operations"
+						    : "result";
+}
+
+void measuring_unmet_why(const struct session *s, const struct summary *sum, char *buf, size_t len)
+{
+	const struct stats_summary *t = measuring_target(s, sum);
+	double bg = fixed_half(s, sum);
+	if (!isfinite(t->mean))
+		snprintf(buf, len, "; it has no figure: %s",
+			 s->m.precision_of == PREC_THESE ? "getrusage was missing from an estimate"
+							 : "the fluid's undisturbed speed was not measured");
+	else if (bg >= s->m.precision * fabs(t->mean))
+		snprintf(buf, len, "; the background the OS bills to the PUT alone is ±%.2f%%, which no number of "
+			 "pairs shrinks: aim at the result, or at a wider P",
+			 100 * bg / fabs(t->mean));
+	else
+		snprintf(buf, len, "%s", "");
 }
 
 json_t *measuring_stop_json(const struct session *s, const struct stop_state *st)
@@ -358,22 +392,30 @@ void measuring_stop_text(const struct session *s, const struct stop_state *st, c
 int measuring_stop_check(const struct session *s, struct stop_state *st, const struct summary *sum)
 {
 	const struct stats_summary *t = measuring_target(s, sum);
-	return stop_update(s->m.stopping, st, t->n, t->sd, t->ci_half, s->m.precision * fabs(t->mean));
+	/* these operations' sd is a residual's, about a line on the OS's account (the same for every update) */
+	st->k = s->m.precision_of == PREC_THESE ? 1 : 0;
+	double bg = fixed_half(s, sum);
+	return stop_update(s->m.stopping, st, t->n, t->sd, t->ci_half - bg, s->m.precision * fabs(t->mean) - bg);
 }
 
 void measuring_stop_progress(const struct session *s, const struct stop_state *st, const struct summary *sum,
 			     struct msg_progress *p)
 {
 	const struct stats_summary *t = measuring_target(s, sum);
-	msg_progress_ci(p, 100 * stop_half(s->m.stopping, st, t->n, t->ci_half) / fabs(t->mean), 100 * s->m.precision);
+	double bg = fixed_half(s, sum);
+	msg_progress_ci(p, 100 * (stop_half(s->m.stopping, st, t->n, t->ci_half - bg) + bg) / fabs(t->mean),
+			100 * s->m.precision);
 }
 
 void measuring_stop_ci(const struct session *s, const struct stop_state *st, struct summary *sum)
 {
 	if (s->m.stopping == STOP_NAIVE || !st->n0)
 		return;
-	struct stats_summary *t = s->m.precision_norm ? &sum->norm : &sum->tau;
-	t->ci_half = stop_half(s->m.stopping, st, t->n, t->ci_half);
+	struct stats_summary *t = s->m.precision_of == PREC_NORMALISED ? &sum->norm
+				  : s->m.precision_of == PREC_THESE    ? &sum->these
+								       : &sum->tau;
+	double bg = fixed_half(s, sum);
+	t->ci_half = stop_half(s->m.stopping, st, t->n, t->ci_half - bg) + bg;
 }
 
 int measuring_open_csv(const struct session *s, struct csvout *c, const char *header)

@@ -91,8 +91,18 @@ int measuring_check_truth(const struct session *s, const struct summary *sum, co
 json_t *measuring_stop_json(const struct session *s, const struct stop_state *st);
 /* measuring_stop_text - the same for the text's header: " (three stages: ...)", or "" */
 void measuring_stop_text(const struct session *s, const struct stop_state *st, char *buf, size_t len);
-/* measuring_target - the figure --precision aims at: the result, or its normalised cost */
+/* measuring_target - the figure --precision aims at: the result, its normalised cost, or these operations' */
 const struct stats_summary *measuring_target(const struct session *s, const struct summary *sum);
+/* measuring_target_key - its name in the JSON's precision_of: "result", "normalised" or "these-ops" */
+const char *measuring_target_key(const struct session *s);
+/* measuring_target_name - its name in messages: "result", "normalised cost" or "cost of these operations" */
+const char *measuring_target_name(const struct session *s);
+/*
+ * measuring_unmet_why - why the figure aimed at could not reach --precision,
+ * for the warning that says it did not: "; it has no figure: ..." or
+ * "; the background ... alone is ±x%", or "" when more time would have done
+ */
+void measuring_unmet_why(const struct session *s, const struct summary *sum, char *buf, size_t len);
 /*
  * measuring_stop_check - after an estimate is added: 1 when the series has
  * reached its precision, by --stopping's rule (calib/stopping.h) on the

@@ -361,7 +361,8 @@ int cmd_sweep(int argc, char **argv)
 		busy |= measuring_check_truth(&r, &sum[i], label);
 	}
 	if (r.m.precision && !met && !r.interrupted)
-		msg_warn("not every size reached ±%.2f%% before --max-time", 100 * r.m.precision);
+		msg_warn("not every size's %s reached ±%.2f%% before --max-time", measuring_target_name(&r),
+			 100 * r.m.precision);
 	if (r.m.json) {
 		json_t *arr = json_array();
 		for (size_t i = 0; i < n; i++)
@@ -370,12 +371,21 @@ int cmd_sweep(int argc, char **argv)
 		json_object_set_new(o, "workload", json_string(r.m.workload));
 		json_object_set_new(o, "peer", r.peer_note[0] ? json_string(r.peer_note) : json_null());
 		json_object_set_new(o, "sizes", arr);
+		if (r.m.precision) {
+			json_object_set_new(o, "precision_target", json_real(r.m.precision));
+			json_object_set_new(o, "precision_of", json_string(measuring_target_key(&r)));
+			json_object_set_new(o, "precision_met", json_boolean(met));
+		}
 		measuring_output(&r, o);
 	} else {
 		char cpus[128];
 		cli_format_cpulist(&r.seq.o.cpus, cpus, sizeof cpus);
-		printf("displace sweep %s: CPU %d, fluid (%s) on CPU %s, %zu runs per size%s%s\n", r.m.workload, r.m.cpu,
-		       r.seq.o.fluid.sched, cpus, ser[0].nruns, r.peer_note[0] ? "; " : "", r.peer_note);
+		char prec[160] = "";
+		if (r.m.precision)
+			snprintf(prec, sizeof prec, ", precision ±%.2f%% for the %s %s", 100 * r.m.precision,
+				 measuring_target_name(&r), met ? "reached" : "NOT reached by every size");
+		printf("displace sweep %s: CPU %d, fluid (%s) on CPU %s, %zu runs per size%s%s%s\n", r.m.workload, r.m.cpu,
+		       r.seq.o.fluid.sched, cpus, ser[0].nruns, prec, r.peer_note[0] ? "; " : "", r.peer_note);
 		print_table(&r, ser, sum, n);
 		printf("  µs per op; OS sources with their paired %% difference from displacement, 100 (OS - d) / d\n");
 		measuring_output(&r, NULL);

@@ -67,8 +67,12 @@ void opts_help_measurement(FILE *f, const char *cmd)
 			"                       for, and on while the CI is wider than P (the CI:\n"
 			"                       Stein's on that sd, or the t interval of all the\n"
 			"                       pairs if wider)\n"
-			"  --precision-of W     the figure --precision aims at: result (default) or\n"
-			"                       normalised (the cost at the fluid's reference speed)\n"
+			"  --precision-of W     the figure --precision aims at: result (default; the\n"
+			"                       mean cost of the process), normalised (the cost at\n"
+			"                       the fluid's reference speed), or these-ops (the cost\n"
+			"                       of the operations measured, given the OS's account of\n"
+			"                       the PUT's CPU time in each pair: not of the runs to\n"
+			"                       come when the cost itself moves)\n"
 			"  --stopping R         three-stage (default), stein (Stein's two stages: 4\n"
 			"                       pairs, then what their sd asks for; exact coverage\n"
 			"                       for normal estimates, more pairs), or naive: stop as\n"
@@ -265,9 +269,14 @@ static int common_opt(struct opts *m, int id, const char *v)
 		m->trace_others = 1;
 		return 0;
 	case O_PRECISION_OF:
-		if (strcmp(v, "result") && strcmp(v, "normalised"))
+		if (!strcmp(v, "result"))
+			m->precision_of = PREC_RESULT;
+		else if (!strcmp(v, "normalised"))
+			m->precision_of = PREC_NORMALISED;
+		else if (!strcmp(v, "these-ops"))
+			m->precision_of = PREC_THESE;
+		else
 			return -1;
-		m->precision_norm = !strcmp(v, "normalised");
 		return 0;
 	case O_STOPPING:
 		if (!strcmp(v, "three-stage"))
@@ -336,7 +345,7 @@ static const char *hint(int id)
 	case O_STORE:
 		return " (a file name, not empty, without control characters)";
 	case O_PRECISION_OF:
-		return " (result or normalised)";
+		return " (result, normalised or these-ops)";
 	case O_STOPPING:
 		return " (three-stage, stein or naive)";
 	case O_FLOWS:

@@ -19,6 +19,9 @@
 
 #define OPTS_MAX_WARGS 64
 
+/* --precision-of: the result, its normalised cost, or the cost of these operations (summary.these) */
+enum precision_of { PREC_RESULT, PREC_NORMALISED, PREC_THESE };
+
 struct opts {
 	const char *cmd;            /* "measure", "sweep", "predict": for messages */
 	const char *workload;
@@ -36,7 +39,7 @@ struct opts {
 	int ops_given;
 	unsigned reps;              /* runs; 0: the default */
 	double precision;           /* 0: off; else the CI half-width wanted, as a fraction */
-	int precision_norm;         /* --precision-of normalised: the target is the normalised cost */
+	enum precision_of precision_of; /* --precision-of: the figure --precision aims at */
 	enum stop_rule stopping;    /* --stopping: STOP_THREE (default), STOP_STEIN or STOP_NAIVE (benches) */
 	uint64_t max_time_ns;
 	uint64_t cal_ns, lead_in_ns, lead_out_ns;

@@ -150,6 +150,17 @@ static void other_estimators(FILE *f, const struct summary *s, const struct seq_
 		fprintf(f, "  normalised   %-24s [the result at the fluid's reference speed %.5f ns/loop: each run\n"
 			   "               scaled by it over the fluid's own speed in that run]\n",
 			mean_ci(&s->norm, a, sizeof a), s->tau0_ref_ns);
+	if (isfinite(s->these.ci_half)) {
+		char bg[64] = "unknown";
+		if (isfinite(s->these_bg_ns))
+			snprintf(bg, sizeof bg, "%.3f µs", s->these_bg_ns / 1e3);
+		fprintf(f, "  these ops    %-24s [the cost of these operations, not of runs to come: given the OS's\n"
+			   "               account of the PUT's CPU time in each %s (getrusage%s), whose spread between\n"
+			   "               them was ±%.1f %% (sd; the cost moving, and the account's noise); the CI holds\n"
+			   "               the background the OS bills to the PUT, %s]\n",
+			mean_ci(&s->these, a, sizeof a), s->fitted ? "pair" : "run",
+			s->these_peer ? " and the local peer's" : "", 100 * s->these_os_cv, bg);
+	}
 	if (isfinite(s->held.mean)) {
 		int i = 0;
 		while (i < s->ncpu && s->cpu_id[i] != so->cpu)

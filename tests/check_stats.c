@@ -166,6 +166,31 @@ START_TEST(test_linfit_recovers_line_and_errors)
 }
 END_TEST
 
+START_TEST(test_given_ci_by_hand)
+{
+	/* x 1 2 3 4, y 2 4 5 8: Sxx 5, Sxy 9.5, slope 1.9, intercept 0,
+	 * residuals 0.1 0.2 -0.7 0.4, SSE 0.70, s_r = sqrt(0.35);
+	 * half = t(0.975, 2) s_r / 2 with t(0.975, 2) = 4.302653 */
+	const double x[] = { 1, 2, 3, 4 }, y[] = { 2, 4, 5, 8 };
+	double sd, half;
+	ck_assert_int_eq(stats_given_ci(y, x, 4, 0.95, &sd, &half), 0);
+	ck_assert_double_eq_tol(sd, sqrt(0.35), EPS);
+	ck_assert_double_eq_tol(half, 4.302653 * sqrt(0.35) / 2, 1e-5);
+	/* y's own t interval is far wider: sd 2.5, t(0.975, 3) = 3.182446 */
+	ck_assert_double_gt(stats_ci_half(2.5, 4, 0.95), 3 * half);
+	/* y exactly linear in x: nothing left, a zero-width interval */
+	const double lin[] = { 5, 8, 11, 14 };
+	ck_assert_int_eq(stats_given_ci(lin, x, 4, 0.95, &sd, &half), 0);
+	ck_assert_double_eq_tol(half, 0, EPS);
+	/* too few, a flat covariate, a missing value */
+	ck_assert_int_eq(stats_given_ci(y, x, 2, 0.95, &sd, &half), -EINVAL);
+	ck_assert(isnan(half));
+	const double flat[] = { 3, 3, 3, 3 }, gap[] = { 1, NAN, 3, 4 };
+	ck_assert_int_eq(stats_given_ci(y, flat, 4, 0.95, &sd, &half), -EDOM);
+	ck_assert_int_eq(stats_given_ci(y, gap, 4, 0.95, &sd, &half), -EDOM);
+}
+END_TEST
+
 START_TEST(test_incbeta_symmetry_and_known)
 {
 	/* I_x(1, 1) = x; I_x(a, b) = 1 - I_{1-x}(b, a); I_0.5(a, a) = 0.5 */
@@ -240,6 +265,7 @@ Suite *stats_suite(void)
 	tcase_add_test(tc, test_ratio_of_paired_means);
 	tcase_add_test(tc, test_outliers_flag_only_the_far_point);
 	tcase_add_test(tc, test_linfit_recovers_line_and_errors);
+	tcase_add_test(tc, test_given_ci_by_hand);
 	tcase_add_test(tc, test_incbeta_symmetry_and_known);
 	suite_add_tcase(s, tc);
 	return s;

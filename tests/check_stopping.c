@@ -80,6 +80,30 @@ START_TEST(test_stein_and_naive)
 }
 END_TEST
 
+/*
+ * A residual's sd (k = 1, the cost of these operations): the first stage
+ * waits for 5, and its sd 1.5 has 3 degrees of freedom, as 4 had above:
+ * Stein's 23, half of it 12. The sd of 2 over those 12 has 10, t(0.975,
+ * 10) = 2.228139: ceil((2.228139 x 2)^2) = 20, and at 20 Stein's interval
+ * 2.228139 x 2 / sqrt(20) = 0.9965.
+ */
+START_TEST(test_three_stages_residual_sd)
+{
+	struct stop_state st = { .k = 1 };
+	ck_assert_int_eq(stop_update(STOP_THREE, &st, 4, 1.5, 2.0, 1), 0);
+	ck_assert_uint_eq(st.n0, 0);
+	ck_assert_int_eq(stop_update(STOP_THREE, &st, 5, 1.5, 2.0, 1), 0);
+	ck_assert_uint_eq(st.n0, 5);
+	ck_assert_uint_eq(st.target, 12);
+	ck_assert_double_eq_tol(stop_half(STOP_THREE, &st, 5, 2.0), T3 * 1.5 / sqrt(5), 1e-5);
+	ck_assert_int_eq(stop_update(STOP_THREE, &st, 12, 2, 1.3, 1), 0);
+	ck_assert_uint_eq(st.n1, 12);
+	ck_assert_uint_eq(st.target, 20);
+	ck_assert_int_eq(stop_update(STOP_THREE, &st, 20, 2, 0.9, 1), 1);
+	ck_assert_double_eq_tol(stop_half(STOP_THREE, &st, 20, 0.9), 2.228139 * 2 / sqrt(20), 1e-5);
+}
+END_TEST
+
 /* no target (a mean of 0) or no sd yet: never met, and the first stage waits */
 START_TEST(test_no_target_no_stage)
 {
@@ -101,6 +125,7 @@ Suite *stopping_suite(void)
 	tcase_add_test(tc, test_three_stages_precise_first_stage);
 	tcase_add_test(tc, test_three_stages_second_stage_limited);
 	tcase_add_test(tc, test_stein_and_naive);
+	tcase_add_test(tc, test_three_stages_residual_sd);
 	tcase_add_test(tc, test_no_target_no_stage);
 	suite_add_tcase(s, tc);
 	return s;

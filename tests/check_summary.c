@@ -422,6 +422,69 @@ START_TEST(test_normalised_cost_cancels_the_cpu_speed)
 END_TEST
 
 /*
+ * The cost of these operations: four pairs whose PUT (getrusage g) and
+ * local peer (p) each cost 10, 11, 12 and 11 µs per op, the displacement
+ * their sum plus an error of +100, -100, 0 and 0 ns. With the peer on the
+ * fluid's CPU the account x = g + p is 20, 22, 24, 22 µs: the line of y on
+ * it has slope 0.975 and intercept 550 ns, residuals 50, -100, 50, 0, SSE
+ * 15000, s_r = sqrt(7500) = 86.60 ns and the interval t(0.975, 2) s_r / 2
+ * = 186.3 ns, where y's own t interval is ±2536 ns. The account's cv is
+ * sd(x) / mean(x) = 1633 / 22000. Then getrusage flat at 10 µs (no peer):
+ * nothing explained, y's own sd 1593.7 on t(0.975, 2), ±3428.6 ns. A
+ * background share b of 0.1 % widens it by b/(1-b) x 22 µs = 22.02 ns. A run
+ * without getrusage: no figure.
+ */
+START_TEST(test_these_ops_interval_given_the_os_account)
+{
+	const int cpu0 = 0;
+	struct sum_opts o = { .estimator = SUM_OFFCPU, .fit = 1, .ops = 1000, .ncpu = 1, .cpu_id = &cpu0,
+			      .peer_here = 1 };
+	static const double g[4] = { 10e3, 11e3, 12e3, 11e3 }, err[4] = { 100, -100, 0, 0 };
+	struct est_run r[8];
+	memset(r, 0, sizeof r);
+	for (int i = 0; i < 8; i++) {
+		double ops = i % 2 ? 250 : 1000, per_op = 2 * g[i / 2] + err[i / 2];
+		r[i].ops = (uint64_t)ops;
+		r[i].t_put_offcpu_ns = r[i].t_put_ns = 1e6 + per_op * ops;
+		for (int k = 0; k < EST_NSRC; k++)
+			r[i].os_ns[k] = 5e5 + g[i / 2] * ops;
+		r[i].peer_ns = 5e5 + g[i / 2] * ops;
+	}
+	struct summary s;
+	sum_compute(r, 8, &o, &s);
+	ck_assert_uint_eq(s.n, 4);
+	ck_assert_double_eq_tol(s.these.mean, 22e3, 1e-6);
+	ck_assert_double_eq_tol(s.these.sd, sqrt(7500), 1e-6);
+	ck_assert_double_eq_tol(s.these.ci_half, 4.302653 * sqrt(7500) / 2, 1e-3);
+	ck_assert_double_eq_tol(s.tau.ci_half, 3.182446 * sqrt(7.62e6 / 3) / 2, 1e-2);
+	ck_assert_double_eq_tol(s.these_os_cv, sqrt(8e6 / 3) / 22e3, 1e-9);
+	ck_assert_int_eq(s.these_peer, 1);
+	ck_assert_double_eq_tol(s.these_bg_ns, 0, 1e-12);
+	/* a background share of 0.1 % in the calibrations: b/(1-b) 22 µs = 22.022 ns more, the mean unmoved */
+	for (int i = 0; i < 8; i++)
+		r[i].others_share = 0.001;
+	sum_compute(r, 8, &o, &s);
+	ck_assert_double_eq_tol(s.these_bg_ns, 22e3 * 0.001 / 0.999, 1e-6);
+	ck_assert_double_eq_tol(s.these.ci_half, 4.302653 * sqrt(7500) / 2 + 22e3 * 0.001 / 0.999, 1e-3);
+	ck_assert_double_eq_tol(s.these.mean, 22e3, 1e-6);
+	for (int i = 0; i < 8; i++) {
+		r[i].others_share = 0;
+		r[i].os_ns[SRC_GETRUSAGE] = 5e5 + 10e3 * (double)r[i].ops;
+		r[i].peer_ns = NAN;
+	}
+	o.peer_here = 0;
+	sum_compute(r, 8, &o, &s);
+	ck_assert_double_eq_tol(s.these.mean, 22e3, 1e-6);
+	ck_assert_double_eq_tol(s.these.ci_half, 4.302653 * sqrt(7.62e6 / 3) / 2, 1e-2);
+	ck_assert_int_eq(s.these_peer, 0);
+	r[3].os_ns[SRC_GETRUSAGE] = NAN;
+	sum_compute(r, 8, &o, &s);
+	ck_assert(isnan(s.these.mean));
+	ck_assert(isnan(s.these.ci_half));
+}
+END_TEST
+
+/*
  * Under load a fit gave S = -4043 us and it was printed as a start-up cost.
  * A negative intercept is noise, not a cost: S is not measurable, says why,
  * and the text and the JSON never show it as a measurement.
@@ -560,6 +623,7 @@ Suite *summary_suite(void)
 	tcase_add_test(tc, test_consistency_names_the_clock_that_lies);
 	tcase_add_test(tc, test_perturbation_pairs_each_estimate_with_its_alone_run);
 	tcase_add_test(tc, test_normalised_cost_cancels_the_cpu_speed);
+	tcase_add_test(tc, test_these_ops_interval_given_the_os_account);
 	tcase_add_test(tc, test_negative_intercept_is_not_measurable);
 	tcase_add_test(tc, test_remote_end_is_paired_with_the_local_one);
 	suite_add_tcase(s, tc);

@@ -377,7 +377,7 @@ for a in "measure" "measure frobnicate" "measure spin --us x" "measure spin --re
 	"predict udp --sizes 1000 --compute 10" "predict tcp --sizes 1000 --compute 10 --reps 1" "workloads extra" \
 	"measure spin --flows 2" "measure tcp --flows 0" "measure tcp --flows 2 --window 4" \
 	"measure tcp --remote-cpus all" "sweep tcp --sizes 100 --flows 257" "predict tcp --sizes 1000 --compute 10 --flows 2" \
-	"measure spin --precision 1% --stopping stein2"; do
+	"measure spin --precision 1% --precision-of these" "measure spin --precision 1% --stopping stein2"; do
 	# shellcheck disable=SC2086 # split the command from its options
 	expect 2 "$a" -- "$D" $a
 	one_line "$a"
@@ -385,6 +385,8 @@ for a in "measure" "measure frobnicate" "measure spin --us x" "measure spin --re
 done
 
 has err "three-stage, stein or naive" "measure --stopping: the rules it knows"
+expect 2 "measure --precision-of: a figure it does not know" -- "$D" measure spin --precision 1% --precision-of x
+has err "result, normalised or these-ops" "measure --precision-of: the figures it knows"
 
 # --precision: the three stages by default, each stage's count and sd in the JSON, the interval within the target
 # shellcheck disable=SC2086
@@ -392,6 +394,29 @@ expect 0 "measure --precision, three stages" -- "$D" measure spin --us 50 --prec
 json out "measure --precision: the stages and the target reached" '.precision_met == true and .precision_of == "result"
 	and (.stopping | .rule == "three-stage" and .n0 >= 4 and .s0_us >= 0 and .n1 >= .n0 and .s1_us >= 0
 		and .target_n >= .n1) and .n >= .stopping.target_n and .ci95_us <= 0.5 * .tau_put_us.off_cpu'
+# --precision-of these-ops: the result's mean, an interval given getrusage (spin has no peer) that holds its
+# background term, a first stage of at least 5 (the line's parameter), and the text line
+# shellcheck disable=SC2086
+expect 0 "measure --precision-of these-ops" -- "$D" measure spin --us 50 --precision 50% --precision-of these-ops \
+	--max-time 20s $quick --json
+json out "measure --precision-of these-ops: its figure and what it was given" '.precision_met == true
+	and .precision_of == "these-ops" and .these_ops_account == "getrusage" and .stopping.n0 >= 5
+	and .these_ops_us.mean == .displacement_us.mean and .these_ops_us.ci95 > 0
+	and .these_ops_us.ci95 <= 0.5 * .these_ops_us.mean and .these_ops_background_us >= 0
+	and .these_ops_us.ci95 >= .these_ops_background_us and .these_ops_account_cv_pct >= 0'
+# shellcheck disable=SC2086
+expect 0 "measure --precision-of these-ops, text" -- "$D" measure spin --us 50 --precision 50% --precision-of these-ops \
+	--max-time 20s $quick
+has out "precision reached for the cost of these operations" "measure --precision-of these-ops: the header says so"
+has out "^  these ops  .*the cost of these operations, not of runs to come" "measure --precision-of these-ops: its line"
+# a target inside the background term: no number of pairs reaches it, and the warning says why
+# shellcheck disable=SC2086
+expect 0 "measure --precision-of these-ops, out of reach" -- "$D" measure spin --us 50 --precision 0.001% \
+	--precision-of these-ops --max-time 2s $quick --json
+has err "the CI of the cost of these operations did not reach" "measure --precision-of these-ops: not reached"
+if jq -e '.these_ops_background_us > 0.00001 * .these_ops_us.mean' "$tmp/out" >/dev/null; then
+	has err "which no number of pairs shrinks" "measure --precision-of these-ops: the background is why"
+fi
 # shellcheck disable=SC2086
 expect 0 "measure --precision, Stein" -- "$D" measure spin --us 50 --precision 50% --max-time 20s $quick \
 	--stopping stein
@@ -481,6 +506,23 @@ printf 'a,b\n' >"$tmp/other.csv"
 expect 3 "measure --csv with another header" -- "$D" measure spin --us 50 --reps 2 $quick --csv "$tmp/other.csv"
 has err "has another header" "measure --csv with another header"
 eq "$(cat "$tmp/other.csv")" "a,b" "a CSV with another header is left alone"
+# the cost of these operations: the peer's CPU time is in the account when it runs on the measured CPU, not otherwise
+# shellcheck disable=SC2086
+expect 0 "measure tcp, peer on the measured CPU" -- "$D" measure tcp --size 1k --reps 6 --peer-cpu same $quick --json
+json out "measure tcp --peer-cpu same: the account holds the peer" '.these_ops_account == "getrusage+peer"
+	and .these_ops_us.mean == .displacement_us.mean'
+if [ "$(nproc)" -ge 2 ]; then
+	# shellcheck disable=SC2086
+	expect 0 "measure tcp, peer on another CPU" -- "$D" measure tcp --size 1k --reps 6 --peer-cpu 1 $quick --json
+	json out "measure tcp --peer-cpu 1: the account is the PUT's alone" '.these_ops_account == "getrusage"'
+fi
+
+# sweep --precision-of: the figure it aimed at, at the top of the JSON
+# shellcheck disable=SC2086
+expect 0 "sweep --precision-of these-ops" -- "$D" sweep udp --sizes 100,200 --precision 50% --precision-of these-ops \
+	--max-time 30s $quick --json
+json out "sweep --precision-of these-ops: named" '.precision_of == "these-ops" and .precision_target == 0.5
+	and (.precision_met | type == "boolean") and (.sizes | length == 2)'
 
 # sweep udp: a table row and CSV rows per size, and a plot or its script
 # shellcheck disable=SC2086
