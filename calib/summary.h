@@ -103,6 +103,13 @@ struct summary {
 	 * (sum_shared_bound_ns).
 	 */
 	double others_share, e_shared_ns;
+	/*
+	 * The part of tau.ci_half that is a bound, not chance: e_shared_ns when
+	 * the CPU was shared (sum_shared_cpu), which the interval then holds
+	 * (the result can be low by it, and no number of pairs shrinks it);
+	 * else 0.
+	 */
+	double tau_bound_ns;
 	/* the share of the calibrations the CPU was idle, a CPU limit holding the fluid (NAN: unknown) */
 	double idle_share;
 	/*

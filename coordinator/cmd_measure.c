@@ -109,7 +109,7 @@ static int run_loop(struct session *r, struct series *s, struct out *o, struct s
 		if (r->m.precision && pair_done) {
 			struct summary sum;
 			seq_summarize(&r->seq, s, &sum);
-			if (measuring_stop_check(r, stop, &sum))
+			if (measuring_stop_check(r, stop, &sum) || measuring_out_of_reach(r, stop, &sum))
 				break;
 			measuring_stop_progress(r, stop, &sum, &prog);
 		}

@@ -323,10 +323,15 @@ int measuring_check_truth(const struct session *s, const struct summary *sum, co
 	return untrusted;
 }
 
-/* the part of the target's interval no stopping rule shrinks: these operations' background */
+/*
+ * the part of the target's interval no stopping rule shrinks: these
+ * operations' background, or the result's bound on a shared CPU
+ */
 static double fixed_half(const struct session *s, const struct summary *sum)
 {
-	return s->m.precision_of == PREC_THESE && isfinite(sum->these_bg_ns) ? sum->these_bg_ns : 0;
+	if (s->m.precision_of == PREC_THESE)
+		return isfinite(sum->these_bg_ns) ? sum->these_bg_ns : 0;
+	return s->m.precision_of == PREC_RESULT ? sum->tau_bound_ns : 0;
 }
 
 const struct stats_summary *measuring_target(const struct session *s, const struct summary *sum)
@@ -354,9 +359,13 @@ void measuring_unmet_why(const struct session *s, const struct summary *sum, cha
 		snprintf(buf, len, "; it has no figure: %s",
 			 s->m.precision_of == PREC_THESE ? "getrusage was missing from an estimate"
 							 : "the fluid's undisturbed speed was not measured");
-	else if (bg >= s->m.precision * fabs(t->mean))
+	else if (bg >= s->m.precision * fabs(t->mean) && s->m.precision_of == PREC_THESE)
 		snprintf(buf, len, "; the background the OS bills to the PUT alone is ±%.2f%%, which no number of "
 			 "pairs shrinks: aim at the result, or at a wider P",
+			 100 * bg / fabs(t->mean));
+	else if (bg >= s->m.precision * fabs(t->mean))
+		snprintf(buf, len, "; the shared CPU's bound alone is ±%.2f%%, which no number of pairs shrinks: free "
+			 "the CPU, or as root add --trace-others",
 			 100 * bg / fabs(t->mean));
 	else
 		snprintf(buf, len, "%s", "");
@@ -396,6 +405,12 @@ int measuring_stop_check(const struct session *s, struct stop_state *st, const s
 	st->k = s->m.precision_of == PREC_THESE ? 1 : 0;
 	double bg = fixed_half(s, sum);
 	return stop_update(s->m.stopping, st, t->n, t->sd, t->ci_half - bg, s->m.precision * fabs(t->mean) - bg);
+}
+
+int measuring_out_of_reach(const struct session *s, const struct stop_state *st, const struct summary *sum)
+{
+	const struct stats_summary *t = measuring_target(s, sum);
+	return st->n0 && fixed_half(s, sum) >= s->m.precision * fabs(t->mean);
 }
 
 void measuring_stop_progress(const struct session *s, const struct stop_state *st, const struct summary *sum,

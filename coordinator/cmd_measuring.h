@@ -110,6 +110,13 @@ void measuring_unmet_why(const struct session *s, const struct summary *sum, cha
  */
 int measuring_stop_check(const struct session *s, struct stop_state *st, const struct summary *sum);
 /*
+ * measuring_out_of_reach - after measuring_stop_check: 1 when, past the
+ * first stage, the part of the interval no number of estimates shrinks
+ * (measuring_unmet_why) alone is wider than --precision: measuring on
+ * cannot reach it
+ */
+int measuring_out_of_reach(const struct session *s, const struct stop_state *st, const struct summary *sum);
+/*
  * measuring_stop_progress - the CI reached so far against --precision, to
  * the progress line p: the rule's interval (unknown before its first
  * stage), or under --stopping naive the t interval from 3 estimates on

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#define NCOL 55
+#define NCOL 56
 /* the columns that can be long: the arguments, and each end's CPUs with their cost */
 #define COL_ARGS 4
 #define COL_PER_CPU 53
@@ -170,5 +170,6 @@ int out_csv_summary(struct csvout *c, const char *command, const struct seq_opts
 		csvout_num(cols[52], 64, sum->total.ci_half / 1e3, 6);
 		cpu_costs(remote_per_cpu, sizeof remote_per_cpu, sum->nremote, sum->remote_cpu_id, sum->remote_cpu_tau_ns, 1);
 	}
+	csvout_num(cols[55], 64, sum->these.ci_half / 1e3, 6);
 	return write_row(c, cols, args, per_cpu, remote_per_cpu);
 }

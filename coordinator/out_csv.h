@@ -18,7 +18,7 @@
 	"e_calib_us,e_cache_us,tau_f_ns,tau0_ns,t_f2_ns,l_f2,t_put_ns,estimator,tau_classic_us,tau_off_cpu_us,"    \
 	"held_us,ipi_per_op,dev_irq_per_op,wall_alone_us,wall_corun_us,wall_change_pct,cpu_alone_us,cpu_corun_us,"   \
 	"cpu_change_pct,cpu_change_ci95_pct,tau_norm_us,tau_norm_ci95_us,flows,bytes_per_op,us_per_kb,remote_cpus,"  \
-	"remote_us,remote_ci95_us,total_us,total_ci95_us,per_cpu_us,remote_per_cpu_us"
+	"remote_us,remote_ci95_us,total_us,total_ci95_us,per_cpu_us,remote_per_cpu_us,these_ci95_us"
 
 /* out_csv_run - the row of run i of a series */
 int out_csv_run(struct csvout *c, const char *command, const struct seq_opts *o, const struct series *s, size_t i);

@@ -209,10 +209,11 @@ void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so,
 	const struct stats_summary *t = &s->tau;
 	const char *unit = s->fitted ? "pairs" : "runs";
 	if (isfinite(t->ci_half))
-		fprintf(f, "  tau_PUT      %s µs ± %s (95%% CI, ±%.2f%%)  n=%zu %s  min…max %s…%s\n"
+		fprintf(f, "  tau_PUT      %s µs ± %s (95%% CI%s, ±%.2f%%)  n=%zu %s  min…max %s…%s\n"
 			   "               [displacement, %s: %s]\n",
-			us(t->mean, a, sizeof a), us(t->ci_half, b, sizeof b), 100 * t->ci_half / fabs(t->mean), s->n,
-			unit, us(t->min, c, sizeof c), us(t->max, d, sizeof d), sum_estimator_name(s->estimator),
+			us(t->mean, a, sizeof a), us(t->ci_half, b, sizeof b),
+			s->tau_bound_ns > 0 ? " with the shared CPU's bound e_shared" : "", 100 * t->ci_half / fabs(t->mean),
+			s->n, unit, us(t->min, c, sizeof c), us(t->max, d, sizeof d), sum_estimator_name(s->estimator),
 			est_what(s->estimator));
 	else
 		fprintf(f, "  tau_PUT      %s µs (no CI: n=%zu %s)   [displacement, %s: %s]\n", us(t->mean, a, sizeof a), s->n,
@@ -246,7 +247,8 @@ void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so,
 			   "trace); %.2f%% of the co-runs unknown, left in; %.2f switches per op traced\n",
 			100 * s->traced_share, 100 * s->traced_cal_share, 100 * s->unknown_share, s->traced_switches_per_op);
 	fprintf(f, "  error budget, µs per op:\n");
-	fprintf(f, "    statistical  ±%-10s Student t over %zu %s\n", us(t->ci_half, a, sizeof a), s->n, unit);
+	fprintf(f, "    statistical  ±%-10s Student t over %zu %s\n", us(t->ci_half - s->tau_bound_ns, a, sizeof a), s->n,
+		unit);
 	fprintf(f, "    e_res        %-11s bound for clock resolution %.0f ns (twice Woodside sec. 3)\n", us(s->e_res_ns, a, sizeof a),
 		so->delta_ns);
 	if (s->fitted && s->startup_why[0])

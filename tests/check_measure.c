@@ -401,7 +401,7 @@ END_TEST
  * A process busy a fifth of the time on the measured CPU shares it: measure
  * must say so, with the share it took from the fluid alone and the bound it
  * puts on the result (it can take less beside the PUT), and the JSON must
- * carry both. The share is loose: a noisy host's own work adds to it.
+ * carry both, with the bound inside the result's interval. The share is loose: a noisy host's own work adds to it.
  */
 START_TEST(test_measure_says_when_another_process_shares_the_cpu)
 {
@@ -417,6 +417,9 @@ START_TEST(test_measure_says_when_another_process_shares_the_cpu)
 	ck_assert_msg(pct > 8 && pct < 60, "others took %.1f%% of CPU 0: %s", pct, err);
 	/* b T_F(2) an op: about 20 % of a spin's T_F(2), itself a little over its cost */
 	ck_assert_msg(bound > 0.05 * tau && bound < tau, "bound %f us against %f us", bound, tau);
+	/* the result's interval holds the bound: no number of pairs would shrink it below */
+	double ci = json_num(out, "ci95_us");
+	ck_assert_msg(ci >= bound, "CI %f us, narrower than the bound %f us", ci, bound);
 }
 END_TEST
 

@@ -74,10 +74,13 @@ static json_t *measure_both(const struct tpeer *p, const char *csv)
 START_TEST(test_measure_both_ends_against_a_second_serve_on_loopback)
 {
 	struct tpeer p;
-	char csv[300], stop[512], v[32];
+	char dir[64], csv[300], stop[512], v[32];
 	if (start_peer(&p, "measure with --remote-cpus on loopback"))
 		return;
-	snprintf(csv, sizeof csv, "%s/both.csv", tu_mkdtemp());
+	const char *d = tu_mkdtemp();
+	ck_assert_ptr_nonnull(d);
+	snprintf(dir, sizeof dir, "%s", d);
+	snprintf(csv, sizeof csv, "%s/both.csv", dir);
 	double remote = NAN;
 	int attempts = 0;
 	for (; attempts < 2 && !(remote > 0); attempts++) {
@@ -112,7 +115,9 @@ START_TEST(test_measure_both_ends_against_a_second_serve_on_loopback)
 	ck_assert_ptr_nonnull(strstr(tu_csv_get(&t, last, "remote_per_cpu_us"), v));
 	ck_assert_ptr_nonnull(strstr(tu_csv_get(&t, last, "per_cpu_us"), "0:"));
 	ck_assert_str_ne(tu_csv_get(&t, 1, "remote_us"), ""); /* a run row */
+	ck_assert_ptr_nonnull(tu_csv_get(&t, last, "these_ci95_us")); /* the last column is there */
 	tu_csv_free(&t);
+	ck_assert_int_eq(tu_rmtree(dir), 0);
 	ck_assert_int_eq(tpeer_stop(&p, stop, sizeof stop), 0);
 	ck_assert_int_eq(atoi(tu_kv(stop, "controls", v, sizeof v)), attempts);
 	ck_assert_int_gt(atoi(tu_kv(stop, "fluid_runs", v, sizeof v)), 8);

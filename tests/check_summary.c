@@ -267,7 +267,8 @@ END_TEST
  * A CPU shared with another task: the share it took from the fluid alone
  * (b) is the median of the runs'; the bound on how low that makes the
  * result is b/(1 - b) of it (the others lose at most b of the PUT's own
- * time). Below 1 % the CPU is not called shared.
+ * time). Below 1 % the CPU is not called shared. A shared CPU's bound is
+ * in the result's interval (tau_bound_ns), not in the estimators' own.
  */
 START_TEST(test_shared_cpu_bound_is_a_share_of_the_result)
 {
@@ -293,12 +294,18 @@ START_TEST(test_shared_cpu_bound_is_a_share_of_the_result)
 	ck_assert_double_eq_tol(sum_shared_bound_ns(0.5, -20), 20, 1e-12);
 	ck_assert(isnan(sum_shared_bound_ns(1, 20)) && isnan(sum_shared_bound_ns(NAN, 20)));
 	ck_assert(sum_shared_cpu(&s));
-	/* a quiet CPU's kernel threads: 0.1 %, with a burst of 30 % in one run: not shared */
+	/* the two pairs agree exactly: the result's interval is the bound alone, the estimator's own has none */
+	ck_assert_double_eq_tol(s.tau_bound_ns, 50e3 / 9, 1e-6);
+	ck_assert_double_eq_tol(s.tau.ci_half, 50e3 / 9, 1e-6);
+	ck_assert_double_eq_tol(s.est[SUM_OFFCPU].ci_half, 0, 1e-9);
+	/* a quiet CPU's kernel threads: 0.1 %, with a burst of 30 % in one run: not shared, no bound in it */
 	for (int i = 0; i < 4; i++)
 		r[i].others_share = i == 2 ? 0.3 : 0.001;
 	sum_compute(r, 4, &o, &s);
 	ck_assert_double_eq_tol(s.others_share, 0.001, 1e-12);
 	ck_assert(!sum_shared_cpu(&s));
+	ck_assert_double_eq(s.tau_bound_ns, 0);
+	ck_assert_double_eq_tol(s.tau.ci_half, 0, 1e-9);
 	/* unknown without the fluid's task-clock: not called shared */
 	for (int i = 0; i < 4; i++)
 		r[i].others_share = NAN;
