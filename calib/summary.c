@@ -39,6 +39,15 @@ int sum_nowhere_else(const struct summary *s)
 	return s->other_cpu >= 0 && s->other_cpu_busy >= SUM_MAX_OTHER_CPU_BUSY;
 }
 
+void sum_bound_interval(struct summary *s, int traced)
+{
+	double bound = (sum_shared_cpu(s) || (!traced && sum_nowhere_else(s))) && isfinite(s->e_shared_ns)
+			       ? s->e_shared_ns
+			       : 0;
+	s->tau.ci_half += bound - s->tau_bound_ns;
+	s->tau_bound_ns = bound;
+}
+
 double sum_fluid_share(const struct summary *s)
 {
 	/* tau0 is the fluid's speed in its undisturbed chunks during the co-runs */
@@ -643,9 +652,7 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 	sum->traced_switches_per_op = switch_ops > 0 ? switches / switch_ops : NAN;
 	sum->e_shared_ns = sum_shared_bound_ns(sum->others_share, sum->tau.mean);
 	these_ops(e, n, def, &sum->tau, sum);
-	/* a shared CPU: the result can be low by e_shared, and its interval says so */
-	sum->tau_bound_ns = sum_shared_cpu(sum) && isfinite(sum->e_shared_ns) ? sum->e_shared_ns : 0;
-	sum->tau.ci_half += sum->tau_bound_ns;
+	sum->tau_bound_ns = 0; /* sum_bound_interval, once the caller knows the other CPUs */
 	sum->these_peer = o->peer_here;
 	consistency(runs, nruns, sum);
 	perturbation(runs, nruns, o, &sum->perturb);

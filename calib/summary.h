@@ -103,12 +103,7 @@ struct summary {
 	 * (sum_shared_bound_ns).
 	 */
 	double others_share, e_shared_ns;
-	/*
-	 * The part of tau.ci_half that is a bound, not chance: e_shared_ns when
-	 * the CPU was shared (sum_shared_cpu), which the interval then holds
-	 * (the result can be low by it, and no number of pairs shrinks it);
-	 * else 0.
-	 */
+	/* the part of tau.ci_half that is a bound, not chance (sum_bound_interval); 0 until it is called */
 	double tau_bound_ns;
 	/* the share of the calibrations the CPU was idle, a CPU limit holding the fluid (NAN: unknown) */
 	double idle_share;
@@ -201,6 +196,15 @@ int sum_startup_check(double s_ns, char *why, size_t len);
  * the PUT's own time T, and T <= tau + b T. NAN for an unknown b or tau.
  */
 double sum_shared_bound_ns(double b, double tau_ns);
+/*
+ * sum_bound_interval - put the result's bound into its interval: e_shared_ns
+ * (tau_bound_ns) when the CPU was shared (sum_shared_cpu), or when the
+ * other CPUs were busy (sum_nowhere_else) and no scheduler trace (traced 0)
+ * took the other tasks' time out. Either way the result can be low by up
+ * to it, and no number of pairs shrinks it. Call it once other_cpu and
+ * other_cpu_busy are set; calling it again replaces the bound.
+ */
+void sum_bound_interval(struct summary *s, int traced);
 /*
  * sum_shared_cpu - whether other tasks took at least SUM_MAX_OTHERS_SHARE
  * of the measured CPU from the fluid in the calibrations: a quiet CPU's

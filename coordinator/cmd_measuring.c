@@ -410,7 +410,8 @@ int measuring_stop_check(const struct session *s, struct stop_state *st, const s
 int measuring_out_of_reach(const struct session *s, const struct stop_state *st, const struct summary *sum)
 {
 	const struct stats_summary *t = measuring_target(s, sum);
-	return st->n0 && fixed_half(s, sum) >= s->m.precision * fabs(t->mean);
+	/* a first stage's worth of estimates: the rule itself never starts on a target below zero */
+	return t->n >= STOP_N0 + st->k && fixed_half(s, sum) >= s->m.precision * fabs(t->mean);
 }
 
 void measuring_stop_progress(const struct session *s, const struct stop_state *st, const struct summary *sum,

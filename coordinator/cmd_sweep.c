@@ -311,15 +311,21 @@ int cmd_sweep(int argc, char **argv)
 			break;
 		int round_done = !r.m.fit || rep % 2 == 1;
 		if (r.m.precision && round_done) {
-			/* every size has its own stopping rule; the sweep stops when all are met */
+			/*
+			 * every size has its own stopping rule; the sweep stops when
+			 * each is met or out of reach (a bound wider than P)
+			 */
 			met = 1;
+			int waiting = 0;
 			for (size_t i = 0; i < n; i++) {
 				seq_summarize(&r.seq, &ser[i], &sum[i]);
-				if (!measuring_stop_check(&r, &stop[i], &sum[i]))
+				if (!measuring_stop_check(&r, &stop[i], &sum[i])) {
 					met = 0;
+					waiting |= !measuring_out_of_reach(&r, &stop[i], &sum[i]);
+				}
 				measuring_stop_progress(&r, &stop[i], &sum[i], &prog);
 			}
-			if (met)
+			if (!waiting)
 				break;
 		}
 		if (round_done && dclock_raw_ns() >= deadline) {
@@ -360,9 +366,16 @@ int cmd_sweep(int argc, char **argv)
 		snprintf(label, sizeof label, "%" PRIu64 " B: ", ser[i].size_bytes);
 		busy |= measuring_check_truth(&r, &sum[i], label);
 	}
-	if (r.m.precision && !met && !r.interrupted)
-		msg_warn("not every size's %s reached ±%.2f%% before --max-time", measuring_target_name(&r),
-			 100 * r.m.precision);
+	if (r.m.precision && !met && !r.interrupted) {
+		msg_warn("not every size's %s reached ±%.2f%%", measuring_target_name(&r), 100 * r.m.precision);
+		for (size_t i = 0; i < n; i++) {
+			char why[200];
+			measuring_unmet_why(&r, &sum[i], why, sizeof why);
+			if (!stop[i].met && why[0])
+				msg_warn("%" PRIu64 " B: the %s did not reach it%s", ser[i].size_bytes,
+					 measuring_target_name(&r), why);
+		}
+	}
 	if (r.m.json) {
 		json_t *arr = json_array();
 		for (size_t i = 0; i < n; i++)

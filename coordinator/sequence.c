@@ -313,4 +313,5 @@ void seq_summarize(const struct seq_ctx *q, struct series *s, struct summary *su
 	if (!q->busy_beyond)
 		sum->other_cpu = procfs_least_busy(q->busy_ticks, q->total_ticks, PROCFS_MAX_CPUS, skip, nskip,
 						   SEQ_MIN_BUSY_TICKS, &sum->other_cpu_busy);
+	sum_bound_interval(sum, q->o.trace != NULL);
 }

@@ -295,6 +295,9 @@ START_TEST(test_shared_cpu_bound_is_a_share_of_the_result)
 	ck_assert(isnan(sum_shared_bound_ns(1, 20)) && isnan(sum_shared_bound_ns(NAN, 20)));
 	ck_assert(sum_shared_cpu(&s));
 	/* the two pairs agree exactly: the result's interval is the bound alone, the estimator's own has none */
+	ck_assert_double_eq(s.tau_bound_ns, 0);
+	sum_bound_interval(&s, 0);
+	sum_bound_interval(&s, 1); /* again, traced: a shared CPU is bound either way, once */
 	ck_assert_double_eq_tol(s.tau_bound_ns, 50e3 / 9, 1e-6);
 	ck_assert_double_eq_tol(s.tau.ci_half, 50e3 / 9, 1e-6);
 	ck_assert_double_eq_tol(s.est[SUM_OFFCPU].ci_half, 0, 1e-9);
@@ -304,6 +307,18 @@ START_TEST(test_shared_cpu_bound_is_a_share_of_the_result)
 	sum_compute(r, 4, &o, &s);
 	ck_assert_double_eq_tol(s.others_share, 0.001, 1e-12);
 	ck_assert(!sum_shared_cpu(&s));
+	sum_bound_interval(&s, 0);
+	ck_assert_double_eq(s.tau_bound_ns, 0);
+	ck_assert_double_eq_tol(s.tau.ci_half, 0, 1e-9);
+	/* ... unless the other CPUs were busy and no trace took the others out: 0.001 / 0.999 of 50 us */
+	s.other_cpu = 1;
+	s.other_cpu_busy = 0.99;
+	sum_bound_interval(&s, 1);
+	ck_assert_double_eq(s.tau_bound_ns, 0);
+	sum_bound_interval(&s, 0);
+	ck_assert_double_eq_tol(s.tau_bound_ns, 50e3 * 0.001 / 0.999, 1e-6);
+	ck_assert_double_eq_tol(s.tau.ci_half, 50e3 * 0.001 / 0.999, 1e-6);
+	sum_bound_interval(&s, 1);
 	ck_assert_double_eq(s.tau_bound_ns, 0);
 	ck_assert_double_eq_tol(s.tau.ci_half, 0, 1e-9);
 	/* unknown without the fluid's task-clock: not called shared */
