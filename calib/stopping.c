@@ -42,7 +42,7 @@ int stop_update(enum stop_rule rule, struct stop_state *st, size_t n, double sd,
 		st->target = stats_stein_n(sd, n - st->k, h, 0.95);
 	}
 	if (rule == STOP_STEIN)
-		st->met = n >= st->target;
+		st->met = n >= st->target && stop_half(rule, st, n, t_half) <= h; /* h can shrink after the stage */
 	else
 		st->met = st->n1 && n >= st->target && stop_half(rule, st, n, t_half) <= h;
 	return st->met;

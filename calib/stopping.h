@@ -41,7 +41,8 @@ struct stop_state {
  * and the half-width of their usual 95 % t interval (t_half), against the
  * target half-width h (> 0; else never met). Updates st and returns 1 when
  * the series has reached its precision:
- *   - stein: n >= Stein's total for the first STOP_N0;
+ *   - stein: n >= Stein's total for the first STOP_N0, and its interval
+ *     within h (h shrinks when a bound in the interval grows);
  *   - three: the first stage asks for a share of Stein's total, at most
  *     STOP_THREE_MAX_N1; the sd of all of those for the total; met when n
  *     reaches it and stop_half is within h;

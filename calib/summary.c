@@ -39,12 +39,21 @@ int sum_nowhere_else(const struct summary *s)
 	return s->other_cpu >= 0 && s->other_cpu_busy >= SUM_MAX_OTHER_CPU_BUSY;
 }
 
+double sum_norm_scale(const struct summary *s)
+{
+	return s->tau.mean != 0 && isfinite(s->tau.mean) && isfinite(s->norm.mean) ? fabs(s->norm.mean / s->tau.mean) : 0;
+}
+
 void sum_bound_interval(struct summary *s, int traced)
 {
 	double bound = (sum_shared_cpu(s) || (!traced && sum_nowhere_else(s))) && isfinite(s->e_shared_ns)
 			       ? s->e_shared_ns
 			       : 0;
-	s->tau.ci_half += bound - s->tau_bound_ns;
+	double d = bound - s->tau_bound_ns;
+	s->tau.ci_half += d;
+	if (s->nremote)
+		s->total.ci_half += d; /* this end's bias is the total's */
+	s->norm.ci_half += d * sum_norm_scale(s);
 	s->tau_bound_ns = bound;
 }
 

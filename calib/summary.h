@@ -202,9 +202,13 @@ double sum_shared_bound_ns(double b, double tau_ns);
  * other CPUs were busy (sum_nowhere_else) and no scheduler trace (traced 0)
  * took the other tasks' time out. Either way the result can be low by up
  * to it, and no number of pairs shrinks it. Call it once other_cpu and
- * other_cpu_busy are set; calling it again replaces the bound.
+ * other_cpu_busy are set; calling it again replaces the bound. The
+ * both-ends total's interval gets the same, and the normalised cost's the
+ * same scaled to it (sum_norm_scale).
  */
 void sum_bound_interval(struct summary *s, int traced);
+/* sum_norm_scale - |norm / tau| of the means, to carry a bound on the result to the normalised cost; 0 without */
+double sum_norm_scale(const struct summary *s);
 /*
  * sum_shared_cpu - whether other tasks took at least SUM_MAX_OTHERS_SHARE
  * of the measured CPU from the fluid in the calibrations: a quiet CPU's

@@ -234,9 +234,13 @@ int cmd_measure(int argc, char **argv)
 	}
 	if (r.m.precision && !met && !r.interrupted) {
 		const struct stats_summary *t = measuring_target(&r, &sum);
-		char why[200];
+		char why[240];
 		measuring_unmet_why(&r, &sum, why, sizeof why);
-		if (isfinite(t->mean))
+		if (measuring_out_of_reach(&r, &stop, &sum))
+			msg_warn("stopped after %zu estimates: the CI of the %s cannot reach ±%.2f%% (it is ±%.2f%%)%s",
+				 t->n, measuring_target_name(&r), 100 * r.m.precision, 100 * t->ci_half / fabs(t->mean),
+				 why);
+		else if (isfinite(t->mean))
 			msg_warn("the CI of the %s did not reach ±%.2f%% before --max-time (reached ±%.2f%%)%s",
 				 measuring_target_name(&r), 100 * r.m.precision, 100 * t->ci_half / fabs(t->mean), why);
 		else

@@ -331,7 +331,7 @@ static double fixed_half(const struct session *s, const struct summary *sum)
 {
 	if (s->m.precision_of == PREC_THESE)
 		return isfinite(sum->these_bg_ns) ? sum->these_bg_ns : 0;
-	return s->m.precision_of == PREC_RESULT ? sum->tau_bound_ns : 0;
+	return s->m.precision_of == PREC_NORMALISED ? sum->tau_bound_ns * sum_norm_scale(sum) : sum->tau_bound_ns;
 }
 
 const struct stats_summary *measuring_target(const struct session *s, const struct summary *sum)
@@ -363,9 +363,13 @@ void measuring_unmet_why(const struct session *s, const struct summary *sum, cha
 		snprintf(buf, len, "; the background the OS bills to the PUT alone is ±%.2f%%, which no number of "
 			 "pairs shrinks: aim at the result, or at a wider P",
 			 100 * bg / fabs(t->mean));
+	else if (bg >= s->m.precision * fabs(t->mean) && sum_shared_cpu(sum))
+		snprintf(buf, len, "; the shared CPU's bound e_shared alone is ±%.2f%%, which no number of pairs "
+			 "shrinks: free the CPU, or as root add --trace-others",
+			 100 * bg / fabs(t->mean));
 	else if (bg >= s->m.precision * fabs(t->mean))
-		snprintf(buf, len, "; the shared CPU's bound alone is ±%.2f%%, which no number of pairs shrinks: free "
-			 "the CPU, or as root add --trace-others",
+		snprintf(buf, len, "; with no other CPU free for the host's tasks, the bound e_shared alone is ±%.2f%%, "
+			 "which no number of pairs shrinks: leave a CPU free of load, or as root add --trace-others",
 			 100 * bg / fabs(t->mean));
 	else
 		snprintf(buf, len, "%s", "");
@@ -410,8 +414,13 @@ int measuring_stop_check(const struct session *s, struct stop_state *st, const s
 int measuring_out_of_reach(const struct session *s, const struct stop_state *st, const struct summary *sum)
 {
 	const struct stats_summary *t = measuring_target(s, sum);
-	/* a first stage's worth of estimates: the rule itself never starts on a target below zero */
-	return t->n >= STOP_N0 + st->k && fixed_half(s, sum) >= s->m.precision * fabs(t->mean);
+	/*
+	 * twice a first stage's worth of estimates (the rule itself never
+	 * starts on a target below zero), so that one burst in the first
+	 * seconds does not end the measurement
+	 */
+	double fixed = fixed_half(s, sum);
+	return t->n >= 2 * STOP_N0 + st->k && fixed > 0 && fixed >= s->m.precision * fabs(t->mean);
 }
 
 void measuring_stop_progress(const struct session *s, const struct stop_state *st, const struct summary *sum,

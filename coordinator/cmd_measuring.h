@@ -110,8 +110,8 @@ void measuring_unmet_why(const struct session *s, const struct summary *sum, cha
  */
 int measuring_stop_check(const struct session *s, struct stop_state *st, const struct summary *sum);
 /*
- * measuring_out_of_reach - after measuring_stop_check: 1 when, from a
- * first stage's worth of estimates on, the part of the interval no number of estimates shrinks
+ * measuring_out_of_reach - after measuring_stop_check: 1 when, from twice
+ * a first stage's worth of estimates on, the part of the interval no number of estimates shrinks
  * (measuring_unmet_why) alone is wider than --precision: measuring on
  * cannot reach it
  */

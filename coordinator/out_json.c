@@ -113,6 +113,8 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 	json_object_set_new(o, "other_cpu_busy", s->other_cpu < 0 ? json_null()
 				 : json_pack("{s:i, s:o}", "cpu", s->other_cpu, "busy_pct", jout_num(100 * s->other_cpu_busy)));
 	json_object_set_new(o, "shared_cpu_bound_us", sum_shared_cpu(s) ? jout_num(s->e_shared_ns / 1e3) : json_null());
+	/* the part of ci95_us that is that bound (a shared CPU, or no free CPU for the others), 0 when none */
+	json_object_set_new(o, "ci95_bound_us", jout_num(s->tau_bound_ns / 1e3));
 	json_object_set_new(o, "put_wall_per_op_us", jout_num(s->put_wall_per_op_ns / 1e3));
 	json_t *cpu = json_array();
 	for (int i = 0; i < s->ncpu; i++)

@@ -212,7 +212,7 @@ void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so,
 		fprintf(f, "  tau_PUT      %s µs ± %s (95%% CI%s, ±%.2f%%)  n=%zu %s  min…max %s…%s\n"
 			   "               [displacement, %s: %s]\n",
 			us(t->mean, a, sizeof a), us(t->ci_half, b, sizeof b),
-			s->tau_bound_ns > 0 ? " with the shared CPU's bound e_shared" : "", 100 * t->ci_half / fabs(t->mean),
+			s->tau_bound_ns > 0 ? " with the bound e_shared" : "", 100 * t->ci_half / fabs(t->mean),
 			s->n, unit, us(t->min, c, sizeof c), us(t->max, d, sizeof d), sum_estimator_name(s->estimator),
 			est_what(s->estimator));
 	else
@@ -260,10 +260,11 @@ void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so,
 	if (s->estimator == SUM_OFFCPU)
 		fprintf(f, "    e_backgr     %-11s change of the background share between the calibrations\n",
 			us(s->e_bg_ns, a, sizeof a));
-	if (sum_shared_cpu(s))
-		fprintf(f, "    e_shared     -%-10s other processes took %.1f%% of the CPU from the fluid alone: beside "
-			   "the PUT they can take less\n",
-			us(s->e_shared_ns, a, sizeof a), 100 * s->others_share);
+	if (sum_shared_cpu(s) || s->tau_bound_ns > 0)
+		fprintf(f, "    e_shared     -%-10s other %s took %.1f%% of the CPU from the fluid alone: beside "
+			   "the PUT they can take less%s\n",
+			us(s->e_shared_ns, a, sizeof a), sum_shared_cpu(s) ? "processes" : "tasks, with no other CPU free,",
+			100 * s->others_share, s->tau_bound_ns > 0 ? " (in the CI)" : "");
 	const char *cl = s->estimator == SUM_OFFCPU ? " (classic)" : "";
 	fprintf(f, "    e_drift      %-11s tau_F change between the calibrations around each run%s\n",
 		us(s->e_drift_ns, a, sizeof a), cl);

@@ -318,6 +318,9 @@ START_TEST(test_shared_cpu_bound_is_a_share_of_the_result)
 	sum_bound_interval(&s, 0);
 	ck_assert_double_eq_tol(s.tau_bound_ns, 50e3 * 0.001 / 0.999, 1e-6);
 	ck_assert_double_eq_tol(s.tau.ci_half, 50e3 * 0.001 / 0.999, 1e-6);
+	/* no normalised cost here (no reference speed): nothing to carry it to */
+	ck_assert(isnan(s.norm.ci_half));
+	ck_assert_double_eq(sum_norm_scale(&s), 0);
 	sum_bound_interval(&s, 1);
 	ck_assert_double_eq(s.tau_bound_ns, 0);
 	ck_assert_double_eq_tol(s.tau.ci_half, 0, 1e-9);
@@ -437,6 +440,14 @@ START_TEST(test_normalised_cost_cancels_the_cpu_speed)
 	ck_assert_double_eq_tol(s.norm.mean, 20e3, 1e-6);
 	ck_assert_double_eq_tol(s.norm.sd, 0, 1e-6);
 	ck_assert_double_eq(s.tau0_ref_ns, 1.0);
+	/* a bound of 210 ns on the 21 us result (no free CPU, untraced) is 200 ns on the 20 us normalised cost */
+	double tau_ci = s.tau.ci_half, norm_ci = s.norm.ci_half;
+	s.other_cpu = 1;
+	s.other_cpu_busy = 0.95;
+	s.e_shared_ns = 210;
+	sum_bound_interval(&s, 0);
+	ck_assert_double_eq_tol(s.tau.ci_half - tau_ci, 210, 1e-6);
+	ck_assert_double_eq_tol(s.norm.ci_half - norm_ci, 200, 1e-6);
 	o.tau0_ref_ns = 0;
 	sum_compute(r, 4, &o, &s);
 	ck_assert(isnan(s.norm.mean));
