@@ -55,6 +55,17 @@ void sum_bound_interval(struct summary *s, int traced)
 		s->total.ci_half += d; /* this end's bias is the total's */
 	s->norm.ci_half += d * sum_norm_scale(s);
 	s->tau_bound_ns = bound;
+	/*
+	 * The cost of these operations always holds the background's bound:
+	 * it ran in the PUT's slices too, where the OS bills it to the PUT and
+	 * the off-CPU estimator takes it out, so which is the cost is a matter
+	 * of definition. Unknown b: NAN, and the interval without it.
+	 */
+	if (isfinite(s->these.ci_half)) {
+		double was = isfinite(s->these_bg_ns) ? s->these_bg_ns : 0;
+		s->these_bg_ns = s->e_shared_ns;
+		s->these.ci_half += (isfinite(s->these_bg_ns) ? s->these_bg_ns : 0) - was;
+	}
 }
 
 double sum_fluid_share(const struct summary *s)
@@ -252,10 +263,9 @@ static double col_held(const struct one *e, const void *unused)
 }
 
 /*
- * The cost of these operations: the result's mean, its interval given
- * each estimate's OS account of the PUT's tasks on the fluid CPUs, and
- * the background's share of the mean beside it (summary.these). All NAN
- * when an estimate lacks that account. Needs sum->others_share.
+ * The cost of these operations: the result's mean, and its statistical
+ * interval given each estimate's OS account of the PUT's tasks on the
+ * fluid CPUs (summary.these). All NAN when an estimate lacks that account.
  */
 static void these_ops(const struct one *e, size_t n, int def, const struct stats_summary *tau, struct summary *sum)
 {
@@ -281,16 +291,8 @@ static void these_ops(const struct one *e, size_t n, int def, const struct stats
 			sd = stats_sd(y, k);
 			half = stats_t_quantile(0.975, (double)(k - 2)) * sd / sqrt((double)k);
 		}
-		/*
-		 * The background the calibrations saw (b) ran in the PUT's slices
-		 * too: the OS bills it to the PUT, the off-CPU estimator takes it
-		 * out (sum_shared_bound_ns). Which is the cost is a matter of
-		 * definition, so the interval holds both. Unknown b: NAN, and
-		 * the interval without it.
-		 */
-		sum->these_bg_ns = sum->e_shared_ns;
 		t->sd = sd;
-		t->ci_half = half + (isfinite(sum->these_bg_ns) ? sum->these_bg_ns : 0);
+		t->ci_half = half; /* the background's bound joins it in sum_bound_interval */
 		t->cv = t->mean ? sd / fabs(t->mean) : 0;
 		double mx = stats_mean(x, k);
 		sum->these_os_cv = mx > 0 ? stats_sd(x, k) / mx : NAN;

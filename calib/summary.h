@@ -77,10 +77,10 @@ struct summary {
 	 * the local peer's CPU time when it runs there) by stats_given_ci:
 	 * sd is the residual's, ci_half its interval, for the mean of these
 	 * operations' cost rather than of the process that made them, plus
-	 * these_bg_ns: the background of the calibrations that ran in the
-	 * PUT's slices too, which the OS bills to the PUT where the off-CPU
-	 * estimator takes it out (e_shared_ns; the interval holds both; NAN
-	 * and left out when b is unknown). All NAN without that account. os_cv: the account's own
+	 * (by sum_bound_interval) these_bg_ns: the background of the
+	 * calibrations that ran in the PUT's slices too, which the OS bills to
+	 * the PUT where the off-CPU estimator takes it out (e_shared_ns; the
+	 * interval holds both; NAN and left out when b is unknown). All NAN without that account. os_cv: the account's own
 	 * spread between estimates (sd / mean), how much the cost itself
 	 * moved.
 	 */
@@ -204,7 +204,8 @@ double sum_shared_bound_ns(double b, double tau_ns);
  * to it, and no number of pairs shrinks it. Call it once other_cpu and
  * other_cpu_busy are set; calling it again replaces the bound. The
  * both-ends total's interval gets the same, and the normalised cost's the
- * same scaled to it (sum_norm_scale).
+ * same scaled to it (sum_norm_scale). The cost of these operations always
+ * gets e_shared_ns (summary.these_bg_ns).
  */
 void sum_bound_interval(struct summary *s, int traced);
 /* sum_norm_scale - |norm / tau| of the means, to carry a bound on the result to the normalised cost; 0 without */

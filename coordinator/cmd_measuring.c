@@ -334,45 +334,52 @@ static double fixed_half(const struct session *s, const struct summary *sum)
 	return s->m.precision_of == PREC_NORMALISED ? sum->tau_bound_ns * sum_norm_scale(sum) : sum->tau_bound_ns;
 }
 
-const struct stats_summary *measuring_target(const struct session *s, const struct summary *sum)
+/* the figure --precision aims at, in a summary that may be changed */
+static struct stats_summary *target_of(const struct session *s, struct summary *sum)
 {
 	return s->m.precision_of == PREC_NORMALISED ? &sum->norm : s->m.precision_of == PREC_THESE ? &sum->these : &sum->tau;
 }
 
+const struct stats_summary *measuring_target(const struct session *s, const struct summary *sum)
+{
+	return target_of(s, (struct summary *)sum); /* read only */
+}
+
+/* enum precision_of: the name in messages */
+static const char *const target_name[PREC_N] = { "result", "normalised cost", "cost of these operations" };
+
 const char *measuring_target_key(const struct session *s)
 {
-	return s->m.precision_of == PREC_NORMALISED ? "normalised" : s->m.precision_of == PREC_THESE ? "these-ops" : "result";
+	return opts_precision_of_arg[s->m.precision_of];
 }
 
 const char *measuring_target_name(const struct session *s)
 {
-	return s->m.precision_of == PREC_NORMALISED ? "normalised cost"
-	       : s->m.precision_of == PREC_THESE    ? "cost of these operations"
-						    : "result";
+	return target_name[s->m.precision_of];
 }
 
 void measuring_unmet_why(const struct session *s, const struct summary *sum, char *buf, size_t len)
 {
 	const struct stats_summary *t = measuring_target(s, sum);
-	double bg = fixed_half(s, sum);
+	double bg = fixed_half(s, sum), pct = 100 * bg / fabs(t->mean);
 	if (!isfinite(t->mean))
 		snprintf(buf, len, "; it has no figure: %s",
 			 s->m.precision_of == PREC_THESE ? "getrusage was missing from an estimate"
 							 : "the fluid's undisturbed speed was not measured");
-	else if (bg >= s->m.precision * fabs(t->mean) && s->m.precision_of == PREC_THESE)
+	else if (!(bg > 0 && bg >= s->m.precision * fabs(t->mean)))
+		snprintf(buf, len, "%s", "");
+	else if (s->m.precision_of == PREC_THESE)
 		snprintf(buf, len, "; the background the OS bills to the PUT alone is ±%.2f%%, which no number of "
 			 "pairs shrinks: aim at the result, or at a wider P",
-			 100 * bg / fabs(t->mean));
-	else if (bg >= s->m.precision * fabs(t->mean) && sum_shared_cpu(sum))
+			 pct);
+	else if (sum_shared_cpu(sum))
 		snprintf(buf, len, "; the shared CPU's bound e_shared alone is ±%.2f%%, which no number of pairs "
 			 "shrinks: free the CPU, or as root add --trace-others",
-			 100 * bg / fabs(t->mean));
-	else if (bg >= s->m.precision * fabs(t->mean))
+			 pct);
+	else
 		snprintf(buf, len, "; with no other CPU free for the host's tasks, the bound e_shared alone is ±%.2f%%, "
 			 "which no number of pairs shrinks: leave a CPU free of load, or as root add --trace-others",
-			 100 * bg / fabs(t->mean));
-	else
-		snprintf(buf, len, "%s", "");
+			 pct);
 }
 
 json_t *measuring_stop_json(const struct session *s, const struct stop_state *st)
@@ -436,9 +443,7 @@ void measuring_stop_ci(const struct session *s, const struct stop_state *st, str
 {
 	if (s->m.stopping == STOP_NAIVE || !st->n0)
 		return;
-	struct stats_summary *t = s->m.precision_of == PREC_NORMALISED ? &sum->norm
-				  : s->m.precision_of == PREC_THESE    ? &sum->these
-								       : &sum->tau;
+	struct stats_summary *t = target_of(s, sum);
 	double bg = fixed_half(s, sum);
 	t->ci_half = stop_half(s->m.stopping, st, t->n, t->ci_half - bg) + bg;
 }

@@ -93,7 +93,7 @@ json_t *measuring_stop_json(const struct session *s, const struct stop_state *st
 void measuring_stop_text(const struct session *s, const struct stop_state *st, char *buf, size_t len);
 /* measuring_target - the figure --precision aims at: the result, its normalised cost, or these operations' */
 const struct stats_summary *measuring_target(const struct session *s, const struct summary *sum);
-/* measuring_target_key - its name in the JSON's precision_of: "result", "normalised" or "these-ops" */
+/* measuring_target_key - its name in the JSON's precision_of, as --precision-of spells it */
 const char *measuring_target_key(const struct session *s);
 /* measuring_target_name - its name in messages: "result", "normalised cost" or "cost of these operations" */
 const char *measuring_target_name(const struct session *s);

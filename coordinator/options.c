@@ -193,6 +193,8 @@ static const struct opts_extra common[] = {
 	{ NULL, 0, 0 },
 };
 
+const char *const opts_precision_of_arg[PREC_N] = { "result", "normalised", "these-ops" };
+
 /* --estimator's values, in enum sum_estimator order */
 static const char *const estimator_arg[SUM_NEST] = { "off-cpu", "classic", "drift-robust" };
 
@@ -272,15 +274,12 @@ static int common_opt(struct opts *m, int id, const char *v)
 		m->trace_others = 1;
 		return 0;
 	case O_PRECISION_OF:
-		if (!strcmp(v, "result"))
-			m->precision_of = PREC_RESULT;
-		else if (!strcmp(v, "normalised"))
-			m->precision_of = PREC_NORMALISED;
-		else if (!strcmp(v, "these-ops"))
-			m->precision_of = PREC_THESE;
-		else
-			return -1;
-		return 0;
+		for (int k = 0; k < PREC_N; k++)
+			if (!strcmp(v, opts_precision_of_arg[k])) {
+				m->precision_of = k;
+				return 0;
+			}
+		return -1;
 	case O_STOPPING:
 		if (!strcmp(v, "three-stage"))
 			m->stopping = STOP_THREE;

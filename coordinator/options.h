@@ -20,7 +20,9 @@
 #define OPTS_MAX_WARGS 64
 
 /* --precision-of: the result, its normalised cost, or the cost of these operations (summary.these) */
-enum precision_of { PREC_RESULT, PREC_NORMALISED, PREC_THESE };
+enum precision_of { PREC_RESULT, PREC_NORMALISED, PREC_THESE, PREC_N };
+/* --precision-of's values, in enum precision_of order: "result", "normalised", "these-ops" */
+extern const char *const opts_precision_of_arg[PREC_N];
 
 struct opts {
 	const char *cmd;            /* "measure", "sweep", "predict": for messages */
