@@ -99,7 +99,6 @@ struct one {
 	double start;            /* the intercept S of the default estimator (fit only) */
 	double os[EST_NSRC];
 	double peer;
-	double os_here;          /* the OS's account of the PUT's tasks on the fluid CPUs (sum_opts.peer_here) */
 	double cpu[EST_MAX_CPUS]; /* the default estimator per fluid CPU */
 	double remote;           /* the other end's, summed over its CPUs (NAN: none) */
 	double rcpu[EST_MAX_CPUS]; /* ... per CPU of that end */
@@ -149,7 +148,6 @@ static int make_one(const struct est_run *a, const struct est_run *b, enum sum_e
 	for (int k = 0; k < EST_NSRC; k++)
 		e->os[k] = per_op(a->os_ns[k], z->os_ns[k], ops);
 	e->peer = per_op(a->peer_ns, z->peer_ns, ops);
-	e->os_here = e->os[SRC_GETRUSAGE] + (o->peer_here ? e->peer : 0);
 	for (int c = 0; c < ncpu; c++)
 		e->cpu[c] = def == SUM_OFFCPU ? per_op(a->cpu_offcpu_ns[c], z->cpu_offcpu_ns[c], ops)
 					      : per_op(a->cpu_t_put_ns[c], z->cpu_t_put_ns[c], ops);
@@ -263,22 +261,45 @@ static double col_held(const struct one *e, const void *unused)
 }
 
 /*
+ * The OS's account that shares the estimator's clock: the off-CPU
+ * estimator is the fluid's time switched out, by perf at the context
+ * switches, so its partner is the PUT's task-clock, switched in at the same
+ * switches. getrusage bills a wake-up IPI's hold on the fluid's CPU to the
+ * woken PUT (rq_clock_skip_update), which classic counts and off-CPU does
+ * not. getrusage when any estimate lacks the task-clock.
+ */
+static enum est_src these_account(const struct one *e, size_t n, int def)
+{
+	if (def != SUM_OFFCPU)
+		return SRC_GETRUSAGE;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(e[i].est[def]) && !isfinite(e[i].os[SRC_TASK_CLOCK]))
+			return SRC_GETRUSAGE;
+	return SRC_TASK_CLOCK;
+}
+
+/*
  * The cost of these operations: the result's mean, and its statistical
  * interval given each estimate's OS account of the PUT's tasks on the
- * fluid CPUs (summary.these). All NAN when an estimate lacks that account.
+ * fluid CPUs (summary.these): these_account's source, plus the local
+ * peer's CPU time when it runs there. All NAN when an estimate lacks that
+ * account.
  */
-static void these_ops(const struct one *e, size_t n, int def, const struct stats_summary *tau, struct summary *sum)
+static void these_ops(const struct one *e, size_t n, int def, int peer_here, const struct stats_summary *tau,
+		      struct summary *sum)
 {
 	struct stats_summary *t = &sum->these;
 	double *y = calloc(n ? n : 1, sizeof *y), *x = calloc(n ? n : 1, sizeof *x);
 	size_t k = 0;
 	int have = y && x; /* out of memory: no figure, as without the account */
+	sum->these_src = these_account(e, n, def);
+	sum->these_peer = peer_here;
 	for (size_t i = 0; have && i < n; i++) {
 		if (!isfinite(e[i].est[def]))
 			continue;
-		have = isfinite(e[i].os_here);
 		y[k] = e[i].est[def];
-		x[k++] = e[i].os_here;
+		x[k] = e[i].os[sum->these_src] + (peer_here ? e[i].peer : 0);
+		have = isfinite(x[k++]);
 	}
 	*t = *tau;
 	t->sd = t->ci_half = t->cv = sum->these_os_cv = sum->these_bg_ns = NAN;
@@ -662,9 +683,8 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 	sum->unknown_share = ntraced ? unknown / ntraced : NAN;
 	sum->traced_switches_per_op = switch_ops > 0 ? switches / switch_ops : NAN;
 	sum->e_shared_ns = sum_shared_bound_ns(sum->others_share, sum->tau.mean);
-	these_ops(e, n, def, &sum->tau, sum);
+	these_ops(e, n, def, o->peer_here, &sum->tau, sum);
 	sum->tau_bound_ns = 0; /* sum_bound_interval, once the caller knows the other CPUs */
-	sum->these_peer = o->peer_here;
 	consistency(runs, nruns, sum);
 	perturbation(runs, nruns, o, &sum->perturb);
 	if (o->nremote && e)

@@ -358,16 +358,33 @@ const char *measuring_target_name(const struct session *s)
 	return target_name[s->m.precision_of];
 }
 
+/*
+ * Why a result or a normalised cost is slow to narrow, when it is: the cost
+ * itself moved between pairs, which the OS's account of the PUT shows, so
+ * the cost of these operations is much narrower ("" otherwise)
+ */
+static void moved_why(const struct summary *sum, const struct stats_summary *t, char *buf, size_t len)
+{
+	double these = sum->these.ci_half / fabs(sum->these.mean), own = t->ci_half / fabs(t->mean);
+	if (!(these < 0.5 * own) || !isfinite(sum->these_os_cv)) /* these operations' own target: never narrower */
+		snprintf(buf, len, "%s", "");
+	else
+		snprintf(buf, len, "; the cost itself moved between %s (the OS's account of the PUT by %.1f%%, sd), "
+			 "and the cost of these operations is ±%.2f%% (--precision-of these-ops)",
+			 sum->fitted ? "pairs" : "runs", 100 * sum->these_os_cv, 100 * these);
+}
+
 void measuring_unmet_why(const struct session *s, const struct summary *sum, char *buf, size_t len)
 {
 	const struct stats_summary *t = measuring_target(s, sum);
 	double bg = fixed_half(s, sum), pct = 100 * bg / fabs(t->mean);
 	if (!isfinite(t->mean))
 		snprintf(buf, len, "; it has no figure: %s",
-			 s->m.precision_of == PREC_THESE ? "getrusage was missing from an estimate"
+			 s->m.precision_of == PREC_THESE ? "the OS's account of the PUT (task-clock or getrusage, "
+								   "or the local peer's time) was missing from an estimate"
 							 : "the fluid's undisturbed speed was not measured");
 	else if (!(bg > 0 && bg >= s->m.precision * fabs(t->mean)))
-		snprintf(buf, len, "%s", "");
+		moved_why(sum, t, buf, len);
 	else if (s->m.precision_of == PREC_THESE)
 		snprintf(buf, len, "; the background the OS bills to the PUT alone is ±%.2f%%, which no number of "
 			 "pairs shrinks: aim at the result, or at a wider P",

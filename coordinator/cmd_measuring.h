@@ -99,8 +99,10 @@ const char *measuring_target_key(const struct session *s);
 const char *measuring_target_name(const struct session *s);
 /*
  * measuring_unmet_why - why the figure aimed at could not reach --precision,
- * for the warning that says it did not: "; it has no figure: ..." or
- * "; the background ... alone is ±x%", or "" when more time would have done
+ * for the warning that says it did not: "; it has no figure: ...",
+ * "; the background ... alone is ±x%", "; the cost itself moved ..." (the
+ * result or the normalised cost, when the cost of these operations was
+ * less than half as wide), or "" when more time would have done
  */
 void measuring_unmet_why(const struct session *s, const struct summary *sum, char *buf, size_t len);
 /*

@@ -71,8 +71,10 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 	json_object_set_new(o, "normalised_us", summary_json(&s->norm, 1e3));
 	json_object_set_new(o, "tau0_ref_ns", jout_num(s->tau0_ref_ns));
 	json_object_set_new(o, "these_ops_us", summary_json(&s->these, 1e3));
-	json_object_set_new(o, "these_ops_account",
-			    isfinite(s->these.mean) ? json_string(s->these_peer ? "getrusage+peer" : "getrusage") : json_null());
+	/* "task_clock" or "getrusage", "+peer" when the local peer runs on a fluid CPU */
+	char acct[32];
+	snprintf(acct, sizeof acct, "%s%s", est_src_key(s->these_src), s->these_peer ? "+peer" : "");
+	json_object_set_new(o, "these_ops_account", isfinite(s->these.mean) ? json_string(acct) : json_null());
 	json_object_set_new(o, "these_ops_account_cv_pct", jout_num(100 * s->these_os_cv));
 	json_object_set_new(o, "these_ops_background_us", jout_num(s->these_bg_ns / 1e3));
 	/* with a simulated slow clock: the same estimate of the same runs by the real clock */

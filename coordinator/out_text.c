@@ -155,10 +155,10 @@ static void other_estimators(FILE *f, const struct summary *s, const struct seq_
 		if (isfinite(s->these_bg_ns))
 			snprintf(bg, sizeof bg, "%.3f µs", s->these_bg_ns / 1e3);
 		fprintf(f, "  these ops    %-24s [the cost of these operations, not of runs to come: given the OS's\n"
-			   "               account of the PUT's CPU time in each %s (getrusage%s), whose spread between\n"
+			   "               account of the PUT's CPU time in each %s (%s%s), whose spread between\n"
 			   "               them was ±%.1f %% (sd; the cost moving, and the account's noise); the CI holds\n"
 			   "               the background the OS bills to the PUT, %s]\n",
-			mean_ci(&s->these, a, sizeof a), s->fitted ? "pair" : "run",
+			mean_ci(&s->these, a, sizeof a), s->fitted ? "pair" : "run", est_src_name(s->these_src),
 			s->these_peer ? " and the local peer's" : "", 100 * s->these_os_cv, bg);
 	}
 	if (isfinite(s->held.mean)) {

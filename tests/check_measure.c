@@ -3,10 +3,12 @@
  * exec, --ops 0, bad input, and no child left behind after SIGINT or a
  * killed fluid. Tolerances hold on a noisy shared 2-CPU VM; accuracy
  * targets are in bench/, not here. The summary's rules on synthetic runs
- * are in check_summary.c.
+ * are in check_summary.c; why a target was missed, by hand, here.
  */
 #include "tests/suites.h"
 #include "tests/testutil.h"
+
+#include "coordinator/cmd_measuring.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -450,6 +452,63 @@ START_TEST(test_measure_stops_when_a_shared_cpu_puts_the_target_out_of_reach)
 END_TEST
 
 /*
+ * Why a target was missed, by hand: the result at 20 µs ± 10 % after its
+ * pairs, whose OS account moved by 18 % (sd), and the cost of these
+ * operations at ± 0.75 %: the cost itself moved, and the message says what
+ * --precision-of these-ops reached. When these operations are no narrower
+ * than half the result's interval, nothing more is said; nor when the target
+ * was these operations themselves (never narrower than themselves).
+ */
+START_TEST(test_unmet_why_says_when_the_cost_itself_moved)
+{
+	struct session s;
+	struct summary sum;
+	char why[240];
+	memset(&s, 0, sizeof s);
+	memset(&sum, 0, sizeof sum);
+	s.m.precision = 0.01;
+	s.m.precision_of = PREC_RESULT;
+	sum.fitted = 1;
+	sum.tau.mean = sum.these.mean = 20e3;
+	sum.tau.ci_half = 2e3;
+	sum.these.ci_half = 150;
+	sum.these_os_cv = 0.18;
+	sum.these_bg_ns = 10;
+	measuring_unmet_why(&s, &sum, why, sizeof why);
+	ck_assert_str_eq(why, "; the cost itself moved between pairs (the OS's account of the PUT by 18.0%, sd), and the "
+			      "cost of these operations is ±0.75% (--precision-of these-ops)");
+	sum.these.ci_half = 1e3;
+	measuring_unmet_why(&s, &sum, why, sizeof why);
+	ck_assert_str_eq(why, "");
+	sum.these.ci_half = 150;
+	s.m.precision_of = PREC_THESE;
+	measuring_unmet_why(&s, &sum, why, sizeof why);
+	ck_assert_str_eq(why, "");
+	/* the normalised cost compares in its own units: 5 % against 0.75 % says it, 1 % does not (tau is still 10 %) */
+	s.m.precision_of = PREC_NORMALISED;
+	sum.norm.mean = 10e3;
+	sum.norm.ci_half = 500;
+	measuring_unmet_why(&s, &sum, why, sizeof why);
+	ck_assert_ptr_nonnull(strstr(why, "is ±0.75% (--precision-of these-ops)"));
+	sum.norm.ci_half = 100;
+	measuring_unmet_why(&s, &sum, why, sizeof why);
+	ck_assert_str_eq(why, "");
+	/* runs, not pairs, without the fit; nothing when the account's spread or these operations are unknown */
+	s.m.precision_of = PREC_RESULT;
+	sum.fitted = 0;
+	measuring_unmet_why(&s, &sum, why, sizeof why);
+	ck_assert_ptr_nonnull(strstr(why, "; the cost itself moved between runs (the OS's account of the PUT by 18.0%"));
+	sum.these_os_cv = NAN;
+	measuring_unmet_why(&s, &sum, why, sizeof why);
+	ck_assert_str_eq(why, "");
+	sum.these_os_cv = 0.18;
+	sum.these.ci_half = NAN;
+	measuring_unmet_why(&s, &sum, why, sizeof why);
+	ck_assert_str_eq(why, "");
+}
+END_TEST
+
+/*
  * A normal-class process spinning on the measured CPU leaves the SCHED_IDLE
  * fluid nothing, in the calibrations as in the runs: measure must say that
  * another process held the CPU, and call the result untrustworthy (exit 5)
@@ -602,5 +661,8 @@ Suite *measure_suite(void)
 	tcase_add_test(tc, test_measure_shows_a_stored_verdict_safely);
 	tcase_add_test(tc, test_measure_says_when_the_local_peer_exited);
 	suite_add_tcase(s, tc);
+	TCase *why = tcase_create("why");
+	tcase_add_test(why, test_unmet_why_says_when_the_cost_itself_moved);
+	suite_add_tcase(s, why);
 	return s;
 }

@@ -464,8 +464,10 @@ END_TEST
  * = 186.3 ns, where y's own t interval is ±2536 ns. The account's cv is
  * sd(x) / mean(x) = 1633 / 22000. Then getrusage flat at 10 µs (no peer):
  * nothing explained, y's own sd 1593.7 on t(0.975, 2), ±3428.6 ns. A
- * background share b of 0.1 % widens it by b/(1-b) x 22 µs = 22.02 ns. A run
- * without getrusage: no figure.
+ * background share b of 0.1 % widens it by b/(1-b) x 22 µs = 22.02 ns. The
+ * account is the PUT's task-clock for the off-CPU estimator (flat, it
+ * explains nothing), getrusage for classic or when a pair lacks the
+ * task-clock. A run without either: no figure.
  */
 START_TEST(test_these_ops_interval_given_the_os_account)
 {
@@ -493,6 +495,7 @@ START_TEST(test_these_ops_interval_given_the_os_account)
 	ck_assert_double_eq_tol(s.tau.ci_half, 3.182446 * sqrt(7.62e6 / 3) / 2, 1e-2);
 	ck_assert_double_eq_tol(s.these_os_cv, sqrt(8e6 / 3) / 22e3, 1e-9);
 	ck_assert_int_eq(s.these_peer, 1);
+	ck_assert_int_eq(s.these_src, SRC_TASK_CLOCK);
 	ck_assert_double_eq_tol(s.these_bg_ns, 0, 1e-12);
 	/* a background share of 0.1 % in the calibrations: b/(1-b) 22 µs = 22.022 ns more, the mean unmoved */
 	for (int i = 0; i < 8; i++)
@@ -503,20 +506,39 @@ START_TEST(test_these_ops_interval_given_the_os_account)
 	ck_assert_double_eq_tol(s.these_bg_ns, 22e3 * 0.001 / 0.999, 1e-6);
 	ck_assert_double_eq_tol(s.these.ci_half, 4.302653 * sqrt(7500) / 2 + 22e3 * 0.001 / 0.999, 1e-3);
 	ck_assert_double_eq_tol(s.these.mean, 22e3, 1e-6);
+	/* the off-CPU estimator's account is the task-clock: flat at 10 µs, it explains nothing */
 	for (int i = 0; i < 8; i++) {
 		r[i].others_share = 0;
-		r[i].os_ns[SRC_GETRUSAGE] = 5e5 + 10e3 * (double)r[i].ops;
+		r[i].os_ns[SRC_TASK_CLOCK] = 5e5 + 10e3 * (double)r[i].ops;
 		r[i].peer_ns = NAN;
 	}
 	o.peer_here = 0;
 	sum_compute(r, 8, &o, &s);
+	ck_assert_int_eq(s.these_src, SRC_TASK_CLOCK);
 	ck_assert_double_eq_tol(s.these.mean, 22e3, 1e-6);
 	ck_assert_double_eq_tol(s.these.ci_half, 4.302653 * sqrt(7.62e6 / 3) / 2, 1e-2);
 	ck_assert_int_eq(s.these_peer, 0);
+	/* classic's is getrusage, which follows the cost: y = 2 g + err, the same residuals as on 2 g */
+	o.estimator = SUM_CLASSIC;
+	sum_compute(r, 8, &o, &s);
+	ck_assert_int_eq(s.these_src, SRC_GETRUSAGE);
+	ck_assert_double_eq_tol(s.these.ci_half, 4.302653 * sqrt(7500) / 2, 1e-3);
+	/* off-CPU without the task-clock in one pair: getrusage */
+	o.estimator = SUM_OFFCPU;
+	r[2].os_ns[SRC_TASK_CLOCK] = NAN;
+	sum_compute(r, 8, &o, &s);
+	ck_assert_int_eq(s.these_src, SRC_GETRUSAGE);
+	ck_assert_double_eq_tol(s.these.ci_half, 4.302653 * sqrt(7500) / 2, 1e-3);
+	/* nor getrusage: no figure */
 	r[3].os_ns[SRC_GETRUSAGE] = NAN;
 	sum_compute(r, 8, &o, &s);
 	ck_assert(isnan(s.these.mean));
 	ck_assert(isnan(s.these.ci_half));
+	/* getrusage missing where the task-clock is whole: the task-clock's figure (flat: y's own interval) */
+	r[2].os_ns[SRC_TASK_CLOCK] = 5e5 + 10e3 * (double)r[2].ops;
+	sum_compute(r, 8, &o, &s);
+	ck_assert_int_eq(s.these_src, SRC_TASK_CLOCK);
+	ck_assert_double_eq_tol(s.these.ci_half, 4.302653 * sqrt(7.62e6 / 3) / 2, 1e-2);
 }
 END_TEST
 
