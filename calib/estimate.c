@@ -7,6 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+double est_idle_bound_ns(double idle_ns, double wall_ns, struct report_val task_clock)
+{
+	if (!task_clock.avail)
+		return idle_ns;
+	return fmin(idle_ns, fmax(0, wall_ns - task_clock.v));
+}
+
 int est_cal_from(const struct fluid_report *r, int use_steal, struct est_cal *c)
 {
 	memset(c, 0, sizeof *c);
@@ -30,7 +37,7 @@ int est_cal_from(const struct fluid_report *r, int use_steal, struct est_cal *c)
 		c->g_nosteal = 0;
 	c->post_rate = c->wall_ns > 0 ? fluid_post_extra_ns(r) / c->wall_ns : 0;
 	/* idle time is no one's: a CPU limit held the fluid (0 when unknown, as it is without a limit) */
-	double idle = r->idle_ns.avail ? r->idle_ns.v : 0;
+	double idle = r->idle_ns.avail ? est_idle_bound_ns(r->idle_ns.v, c->wall_ns, r->task_clock_ns) : 0;
 	c->idle_rate = r->idle_ns.avail && c->wall_ns > 0 ? idle / c->wall_ns : NAN;
 	c->traced_rate = r->others_ns.avail && fluid_wall_ns(r) > 0 ? cut / fluid_wall_ns(r) : NAN;
 	c->off_rate = r->task_clock_ns.avail && c->wall_ns > 0 ? (c->wall_ns - r->task_clock_ns.v - idle) / c->wall_ns
@@ -68,7 +75,7 @@ int est_cpu_from(const struct fluid_report *corun, const struct est_cal *before,
 	if (corun->task_clock_ns.avail && isfinite(before->off_rate) && isfinite(after->off_rate)) {
 		e->b = (before->off_rate + after->off_rate) / 2;
 		e->others_ns = e->b * e->t2_ns;
-		e->idle_ns = corun->idle_ns.avail ? corun->idle_ns.v : 0;
+		e->idle_ns = corun->idle_ns.avail ? est_idle_bound_ns(corun->idle_ns.v, e->t2_ns, corun->task_clock_ns) : 0;
 		e->traced_ns = cut;
 		e->t_put_offcpu_ns = e->t2_ns - corun->task_clock_ns.v - e->idle_ns - e->others_ns;
 		e->bg_ns = fabs(after->off_rate - before->off_rate) / 2 * e->t2_ns;

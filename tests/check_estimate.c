@@ -286,6 +286,7 @@ END_TEST
  * the idle time is no one's work. Alone, 40 % idle and 2 % others: b is
  * 2 %, the idle share 40 %. In the run (T_F(2) = 1e8) the fluid held the CPU
  * 3e7, the CPU idled 4e7: off-CPU = 1e8 - 3e7 - 4e7 - 0.02 x 1e8 = 2.8e7.
+ * Idle time beyond the fluid's time off the CPU is a stale reading, bounded.
  */
 START_TEST(test_off_cpu_leaves_out_the_idle_time_of_a_cpu_limit)
 {
@@ -302,7 +303,21 @@ START_TEST(test_off_cpu_leaves_out_the_idle_time_of_a_cpu_limit)
 	ck_assert_int_eq(est_cpu_from(&run, &cal, &cal, 0, 1, 0, 0, &e), 0);
 	ck_assert_double_eq_tol(e.t_put_offcpu_ns, 2.8e7, 1e-3);
 	ck_assert_double_eq_tol(e.idle_ns, 4e7, 1e-3);
+	/* a stale idle reading, 15 ms in a calibration the fluid held throughout: no more than its off-CPU time */
+	c.task_clock_ns.v = 0.99e8;
+	c.idle_ns.v = 0.15e8;
+	est_cal_from(&c, 0, &cal);
+	ck_assert_double_eq_tol(cal.idle_rate, 0.01, 1e-12);
+	ck_assert_double_eq_tol(cal.off_rate, 0, 1e-12);
+	/* in the run, 2e7 of it is more than the 1e8 - 9e7 the fluid was off: 1e7, and off-CPU is what is left */
+	run.task_clock_ns.v = 9e7;
+	run.idle_ns.v = 2e7;
+	ck_assert_int_eq(est_cpu_from(&run, &cal, &cal, 0, 1, 0, 0, &e), 0);
+	ck_assert_double_eq_tol(e.idle_ns, 1e7, 1e-3);
+	ck_assert_double_eq_tol(e.t_put_offcpu_ns, 0, 1e-3);
+	ck_assert_double_eq_tol(est_idle_bound_ns(5, 10, (struct report_val){ .v = NAN }), 5, 1e-12);
 	/* unknown idle time (not root, an old fluid) counts as none, as before */
+	c.task_clock_ns.v = 0.58e8;
 	c.idle_ns = run.idle_ns = (struct report_val){ .v = NAN };
 	est_cal_from(&c, 0, &cal);
 	ck_assert(isnan(cal.idle_rate));
