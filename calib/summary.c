@@ -266,7 +266,9 @@ static double col_held(const struct one *e, const void *unused)
  * switches, so its partner is the PUT's task-clock, switched in at the same
  * switches. getrusage bills a wake-up IPI's hold on the fluid's CPU to the
  * woken PUT (rq_clock_skip_update), which classic counts and off-CPU does
- * not. getrusage when any estimate lacks the task-clock.
+ * not. getrusage when any estimate lacks the task-clock: one source for
+ * every pair, since a line fitted on a mixed account is not one line (the
+ * perturbation check's est_run_cpu_ns prefers the same source, run by run).
  */
 static enum est_src these_account(const struct one *e, size_t n, int def)
 {
