@@ -205,6 +205,11 @@ double fluid_raw_wall_ns(const struct fluid_report *r)
 	return (double)(r->raw_end_ns - r->raw_start_ns);
 }
 
+int fluid_window_holds(const struct fluid_report *r, uint64_t from_raw_ns, uint64_t to_raw_ns)
+{
+	return r->raw_start_ns <= from_raw_ns && r->raw_end_ns >= to_raw_ns;
+}
+
 double fluid_traced_ns(const struct fluid_report *r)
 {
 	return r->others_ns.avail && r->others_ns.v > 0 ? r->others_ns.v : 0;

@@ -67,6 +67,12 @@ double fluid_wall_ns(const struct fluid_report *r);
  * (clock_res_ns > 1), the same run's wall time as CLOCK_MONOTONIC_RAW saw it
  */
 double fluid_raw_wall_ns(const struct fluid_report *r);
+/*
+ * fluid_window_holds - 1 if the fluid's window (by the real clock) began at
+ * or before from_raw_ns and ended at or after to_raw_ns (CLOCK_MONOTONIC_RAW
+ * both): a co-run's fluid must hold the PUT's whole run, spawn to exit
+ */
+int fluid_window_holds(const struct fluid_report *r, uint64_t from_raw_ns, uint64_t to_raw_ns);
 /* fluid_traced_ns - the window's other tasks' time by a scheduler trace (others_ns), 0 when not traced */
 double fluid_traced_ns(const struct fluid_report *r);
 /* fluid_tau_ns - T_F / L_F: seconds per loop including whatever else ran (Woodside step 1) */

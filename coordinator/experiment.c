@@ -161,6 +161,8 @@ void exp_fluid_argv(const char *fluid_path, const struct exp_fluid_opts *o, int 
 		snprintf(bufs[4], 32, "%" PRIu64 "ns", o->clock_phase_ns);
 		argv[k++] = bufs[4];
 	}
+	if (o->ready)
+		argv[k++] = "--ready";
 	argv[k] = NULL;
 }
 
@@ -297,7 +299,8 @@ struct corun {
 	struct child put;
 	int nfluid;
 	uv_timer_t lead, limit;
-	int put_started, put_done, timed_out;
+	int ready[EXP_MAX_CPUS], nready; /* the fluids whose windows have started */
+	int put_started, put_done, timed_out, not_ready;
 	int stopping;   /* the coordinator told the fluids to stop */
 	int fluid_lost; /* 1 + the index of a fluid that ended before that */
 	int spawn_err;
@@ -368,9 +371,45 @@ static void on_lead_in(uv_timer_t *t)
 static void on_limit(uv_timer_t *t)
 {
 	struct corun *cr = t->data;
-	cr->timed_out = 1;
-	child_kill(&cr->put, SIGKILL);
+	if (cr->nready < cr->nfluid)
+		cr->not_ready = 1;
+	else
+		cr->timed_out = 1;
+	if (cr->put_started)
+		child_kill(&cr->put, SIGKILL);
 	stop_fluids(cr);
+}
+
+/*
+ * A fluid's first line says its window starts (fluid --ready). The PUT
+ * starts a lead-in after every fluid's has: a SCHED_IDLE fluid still
+ * setting up when the PUT starts spinning gets no CPU until the PUT ends,
+ * and its window would miss the whole run (1 run in 120 of a spin beside
+ * a busy neighbour read -87 µs per op so).
+ */
+static void on_fluid_line(struct child *c)
+{
+	struct corun *cr = c->data;
+	int i = (int)(c - cr->fluids);
+	if (cr->ready[i] || !c->outb.p || strncmp(c->outb.p, "fluid ready\n", 12))
+		return;
+	cr->ready[i] = 1;
+	if (++cr->nready < cr->nfluid || cr->stopping)
+		return;
+	uv_timer_start(&cr->lead, on_lead_in, cr->s->lead_in_ns / 1000000, 0);
+	if (cr->s->max_ns)
+		uv_timer_start(&cr->limit, on_limit, (cr->s->lead_in_ns + cr->s->max_ns) / 1000000, 0);
+	else
+		uv_timer_stop(&cr->limit);
+}
+
+/* the first fluid whose window did not hold the PUT's whole run, from before its spawn to after its exit; -1 */
+static int fluid_missed_put(const struct exp_corun_result *r)
+{
+	for (int i = 0; i < r->nfluid; i++)
+		if (!fluid_window_holds(&r->fluid[i], r->put_spawn_ns, r->put_exit_ns))
+			return i;
+	return -1;
 }
 
 int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_corun_result *r, char *err, size_t errlen)
@@ -397,10 +436,14 @@ int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_coru
 	r->have_sirq = procfs_read_softirqs(&r->sirq0) == 0;
 	r->have_irq = procfs_read_interrupts(&r->irq0) == 0;
 	cr.nfluid = s->cpus->n < EXP_MAX_CPUS ? s->cpus->n : EXP_MAX_CPUS;
+	struct exp_fluid_opts fo = s->fluid;
+	fo.ready = 1;
 	for (int i = 0; i < cr.nfluid; i++) {
 		char *argv[16], bufs[5][32];
-		exp_fluid_argv(e->fluid_path, &s->fluid, s->cpus->cpu[i], 0, argv, bufs);
+		exp_fluid_argv(e->fluid_path, &fo, s->cpus->cpu[i], 0, argv, bufs);
 		int sp = child_spawn(&e->loop, &cr.fluids[i], "fluid", argv, on_fluid_done, &cr);
+		if (!sp)
+			cr.fluids[i].on_line = on_fluid_line;
 		if (sp) {
 			snprintf(err, errlen, "cannot start the fluid '%s': %s", e->fluid_path, uv_strerror(sp));
 			cr.nfluid = i + 1;
@@ -414,10 +457,13 @@ int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_coru
 	cr.lead.data = cr.limit.data = &cr;
 	if (rc) {
 		stop_fluids(&cr);
-	} else {
-		uv_timer_start(&cr.lead, on_lead_in, s->lead_in_ns / 1000000, 0);
+	} else if (!cr.nfluid) {
+		on_lead_in(&cr.lead); /* alone: nothing to wait for */
 		if (s->max_ns)
-			uv_timer_start(&cr.limit, on_limit, (s->lead_in_ns + s->max_ns) / 1000000, 0);
+			uv_timer_start(&cr.limit, on_limit, s->max_ns / 1000000, 0);
+	} else {
+		/* the lead-in starts once every fluid's window has (on_fluid_line) */
+		uv_timer_start(&cr.limit, on_limit, EXP_READY_NS / 1000000, 0);
 	}
 	uv_run(&e->loop, UV_RUN_DEFAULT);
 	r->have_stat = r->have_stat && procfs_read_stat(&r->stat1) == 0;
@@ -440,6 +486,15 @@ int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_coru
 				 s->cpus->cpu[cr.fluid_lost - 1], strcmp(fr.stop, "stdin") ? "a signal" : "EOF on its stdin");
 		rc = -ECHILD;
 	}
+	if (!rc && cr.not_ready) {
+		int i = 0;
+		while (i < cr.nfluid - 1 && cr.ready[i])
+			i++;
+		snprintf(err, errlen,
+			 "the fluid on CPU %d did not start within %.0f s: tasks of a higher priority held that CPU throughout",
+			 s->cpus->cpu[i], EXP_READY_NS / 1e9);
+		rc = -ETIMEDOUT;
+	}
 	if (!rc && cr.timed_out) {
 		snprintf(err, errlen, "the process under test ran longer than the time limit of %.1f s; it was stopped",
 			 (double)s->max_ns / 1e9);
@@ -450,6 +505,12 @@ int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_coru
 	r->nfluid = cr.nfluid;
 	for (int i = 0; i < cr.nfluid && !rc; i++)
 		rc = collect_fluid(&cr.fluids[i], &r->fluid[i], err, errlen);
+	int missed = !rc && cr.put_started ? fluid_missed_put(r) : -1;
+	if (missed >= 0) {
+		snprintf(err, errlen, "the fluid on CPU %d did not run through the whole run of the process under test",
+			 s->cpus->cpu[missed]);
+		rc = -EAGAIN;
+	}
 	for (int i = 0; i < cr.nfluid; i++)
 		child_release(&cr.fluids[i]);
 	if (cr.put_started || cr.spawn_err)

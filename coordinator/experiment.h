@@ -31,6 +31,7 @@ struct exp_fluid_opts {
 	uint64_t chunk_loops;
 	uint64_t clock_res_ns;  /* simulated slow clock; 0 = off */
 	uint64_t clock_phase_ns;
+	int ready;              /* --ready: the fluid says when its window starts (co-runs) */
 };
 
 /*
@@ -69,6 +70,9 @@ int exp_pin_coordinator(struct exp_env *e, const struct cli_cpus *measured, cons
 int exp_run_fluids(struct exp_env *e, const struct cli_cpus *cpus, const struct exp_fluid_opts *o, uint64_t run_ns,
 		   struct fluid_report *reports, char *err, size_t errlen);
 
+/* how long a co-run waits for its fluids to start their windows */
+#define EXP_READY_NS 10000000000ull
+
 struct exp_corun_spec {
 	const struct cli_cpus *cpus; /* one fluid each; the PUT runs on its own --cpu */
 	struct exp_fluid_opts fluid;
@@ -91,11 +95,15 @@ struct exp_corun_result {
 };
 
 /*
- * exp_corun - step 2: start the fluids, wait the lead-in, run put, wait the
+ * exp_corun - step 2: start the fluids, wait until each says its window
+ * has started (at most EXP_READY_NS), wait the lead-in, run put, wait the
  * lead-out, stop the fluids; /proc/stat and /proc/softirqs around it all.
  * 0; -EINTR if interrupted; -ECHILD if put failed (r->put_exit and
  * r->put_error say how) or the local peer (e->peer) exited, which err
- * then names first; -ETIMEDOUT; or -errno with a message in err.
+ * then names first; -EAGAIN if a fluid's window did not hold put's whole
+ * run (it was held off the CPU from its start past put's spawn: worth a
+ * retry); -ETIMEDOUT if put ran too long or a fluid never started; or
+ * -errno with a message in err.
  */
 int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_corun_result *r, char *err, size_t errlen);
 

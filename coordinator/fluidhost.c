@@ -19,6 +19,8 @@ struct job {
 	struct child kids[CTL_MAX_CPUS];
 	int cpu[CTL_MAX_CPUS];
 	int n, ndone, quiet; /* quiet: start failed, nobody waits for a report */
+	int nready;          /* the fluids whose windows have begun (a co-run's, fluid --ready) */
+	serve_fluids_ready_fn ready;
 	serve_fluids_done_fn done;
 	void *arg;
 };
@@ -63,6 +65,17 @@ static void on_kid_done(struct child *c)
 		child_release(&j->kids[i]);
 }
 
+/* a co-run's fluid says its window begins: once all have, the client may start its PUT */
+static void on_kid_line(struct child *c)
+{
+	struct job *j = c->data;
+	/* its first line, once: each later line is a new one after it */
+	if (c->line_seen != 12 || strncmp(c->outb.p, "fluid ready\n", 12))
+		return;
+	if (++j->nready == j->n && j->ready && !j->quiet)
+		j->ready(j->arg);
+}
+
 /*
  * EOF on its stdin stops a fluid, and it sees one that came before it was
  * ready to look. A SIGTERM as well raced a request's stop against the
@@ -76,8 +89,8 @@ static void stop_job(struct job *j)
 		child_close_stdin(&j->kids[i]);
 }
 
-static int host_start(void *ctx, uv_loop_t *loop, const struct ctl_req *q, serve_fluids_done_fn done, void *arg,
-		      char *err, size_t errlen)
+static int host_start(void *ctx, uv_loop_t *loop, const struct ctl_req *q, serve_fluids_ready_fn ready,
+		      serve_fluids_done_fn done, void *arg, char *err, size_t errlen)
 {
 	(void)ctx;
 	int slot = 1 - host.last;
@@ -87,10 +100,11 @@ static int host_start(void *ctx, uv_loop_t *loop, const struct ctl_req *q, serve
 		return -EBUSY;
 	}
 	memset(j, 0, sizeof *j);
+	j->ready = ready;
 	j->done = done;
 	j->arg = arg;
 	host.last = slot;
-	struct exp_fluid_opts o = { .sched = q->sched, .chunk_loops = q->chunk_loops };
+	struct exp_fluid_opts o = { .sched = q->sched, .chunk_loops = q->chunk_loops, .ready = q->type != CTL_CAL };
 	/* a co-run's fluids stop by themselves at max_ns, should STOP never come */
 	uint64_t run_ns = q->type == CTL_CAL ? q->run_ns : q->max_ns;
 	for (int i = 0; i < q->cpus.n; i++) {
@@ -98,6 +112,8 @@ static int host_start(void *ctx, uv_loop_t *loop, const struct ctl_req *q, serve
 		exp_fluid_argv(host.fluid_path, &o, q->cpus.cpu[i], run_ns, argv, bufs);
 		j->cpu[i] = q->cpus.cpu[i];
 		int rc = child_spawn(loop, &j->kids[i], "fluid", argv, on_kid_done, j);
+		if (!rc && o.ready)
+			j->kids[i].on_line = on_kid_line;
 		j->n = i + 1;
 		if (rc) {
 			snprintf(err, errlen, "cannot start the fluid '%s': %s", host.fluid_path, uv_strerror(rc));

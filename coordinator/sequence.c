@@ -108,6 +108,9 @@ char **seq_put_argv(const struct seq_ctx *q, const struct series *s, uint64_t op
 	return argv;
 }
 
+/* a co-run whose fluid missed part of the PUT's run is run again, up to this many times in all */
+#define SEQ_RUN_ATTEMPTS 3
+
 /* one co-run of ops operations of s, beside a fluid on every measured CPU */
 static struct exp_corun_spec corun_spec(const struct seq_ctx *q, const struct series *s, uint64_t ops,
 					char bufs[][32], char **argv, int max)
@@ -157,6 +160,8 @@ static int run_once(struct seq_ctx *q, const struct series *s, uint64_t ops, int
 	int started = rm && !rc;
 	if (!rc)
 		rc = exp_corun(q->env, &spec, &r, q->err, sizeof q->err);
+	if (rc == -EAGAIN)
+		rc = 0; /* a fluid's window missed part of the run: only put's report is wanted here */
 	if (started)
 		rc = remote_end_run(q, rc, NULL);
 	q->put_exit = r.put_exit;
@@ -211,19 +216,29 @@ int seq_run(struct seq_ctx *q, struct series *s, uint64_t ops)
 	memcpy(rbefore, q->rprev, sizeof rbefore);
 	struct exp_corun_spec spec = corun_spec(q, s, ops, bufs, argv, (int)(sizeof argv / sizeof argv[0]));
 	uint64_t peer0 = 0, peer1 = 0;
-	int have_peer = q->o.peer_pid > 0 && procfs_process_runtime_ns(q->o.peer_pid, &peer0) == 0;
-	/* the co-run's switches are counted from here: not the PUT's runs alone, in between */
-	if (q->o.trace && (rc = schedtrace_mark(q->o.trace))) {
-		snprintf(q->err, sizeof q->err, "cannot read the scheduler trace (%s)", strerror(-rc));
-		return rc;
+	int have_peer;
+	for (int attempt = 1;; attempt++) {
+		have_peer = q->o.peer_pid > 0 && procfs_process_runtime_ns(q->o.peer_pid, &peer0) == 0;
+		/* the co-run's switches are counted from here: not the PUT's runs alone, in between */
+		if (q->o.trace && (rc = schedtrace_mark(q->o.trace))) {
+			snprintf(q->err, sizeof q->err, "cannot read the scheduler trace (%s)", strerror(-rc));
+			return rc;
+		}
+		/* the peer host's fluids start first and stop last: the whole co-run is inside their run */
+		rc = q->o.remote ? remote_start(q->o.remote, &spec.fluid, remote_limit_ns(q), q->err, sizeof q->err) : 0;
+		int started = q->o.remote && !rc;
+		if (!rc)
+			rc = exp_corun(q->env, &spec, &r, q->err, sizeof q->err);
+		if (started)
+			rc = remote_end_run(q, rc, rreps);
+		/* a fluid held off its CPU from its window's start past the PUT's: that run is not one; again */
+		if (rc != -EAGAIN || attempt == SEQ_RUN_ATTEMPTS)
+			break;
 	}
-	/* the peer host's fluids start first and stop last: the whole co-run is inside their run */
-	rc = q->o.remote ? remote_start(q->o.remote, &spec.fluid, remote_limit_ns(q), q->err, sizeof q->err) : 0;
-	int started = q->o.remote && !rc;
-	if (!rc)
-		rc = exp_corun(q->env, &spec, &r, q->err, sizeof q->err);
-	if (started)
-		rc = remote_end_run(q, rc, rreps);
+	if (rc == -EAGAIN) {
+		size_t n = strlen(q->err);
+		snprintf(q->err + n, sizeof q->err - n, ", %d times: other tasks held its CPU", SEQ_RUN_ATTEMPTS);
+	}
 	q->put_exit = r.put_exit;
 	if (!rc)
 		rc = traced(q, r.fluid, q->o.cpus.n);

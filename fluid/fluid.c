@@ -49,7 +49,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: fluid [--cpu N] [--sched idle|nice|normal] [--seconds DUR]\n"
 	      "             [--chunk-loops N] [--clock-resolution DUR [--clock-phase DUR]]\n"
-	      "             [--yield-every N] [--gap-log FILE]\n"
+	      "             [--yield-every N] [--gap-log FILE] [--ready]\n"
 	      "\n"
 	      "The displacement fluid: pins itself to CPU N, takes the scheduling class\n"
 	      "(default idle, i.e. SCHED_IDLE), and spins in chunks of N loops (default\n"
@@ -59,6 +59,8 @@ static void usage(FILE *f)
 	      "--gap-log FILE writes the start and end (CLOCK_MONOTONIC_RAW ns) of each\n"
 	      "gap, a chunk something else ran in, one per line, at most the first 4M:\n"
 	      "for benches that line the fluid's stalls up with a scheduler trace.\n"
+	      "--ready prints a line 'fluid ready' on stdout as the measured window starts:\n"
+	      "a co-run starts the process under test only after it.\n"
 	      "It dies with its parent. It is started by 'displace'; run it by hand only\n"
 	      "to inspect the loop.\n",
 	      f);
@@ -204,18 +206,22 @@ int main(int argc, char **argv)
 	chunkstat_init(&cs);
 	uint64_t x = (uint64_t)getpid();
 	/*
+	 * perf task-clock runs on local_clock, so unlike the scheduler's CPU
+	 * time it includes time the hypervisor stole while the fluid was
+	 * current: the coordinator uses the difference (see calib/estimate.h).
+	 * It is opened before the idle time is read: the first perf event
+	 * after a second with none waits in synchronize_rcu (the kernel turns
+	 * its scheduler hooks on), and the CPU idles meanwhile, 5 to 22 ms on
+	 * this VM; read across it, that idle time was billed to the window.
+	 */
+	int tc_fd = taskclock_open(0);
+	/*
 	 * The CPU's idle time, read while the fluid runs on it (so no idle
 	 * period is open), before the task-clock starts and after it stops:
 	 * the reading's own time is in neither the task-clock nor the wall time
 	 */
 	int my_cpu = sched_getcpu();
 	int64_t idle0 = cpu_idle_ns(my_cpu);
-	/*
-	 * perf task-clock runs on local_clock, so unlike the scheduler's CPU
-	 * time it includes time the hypervisor stole while the fluid was
-	 * current: the coordinator uses the difference (see calib/estimate.h).
-	 */
-	int tc_fd = taskclock_open(0);
 	if (tc_fd >= 0)
 		ioctl(tc_fd, PERF_EVENT_IOC_ENABLE, 0);
 	uint64_t cpu0 = cpu_time_ns();
@@ -234,6 +240,18 @@ int main(int argc, char **argv)
 	uint64_t start = dclock_quantise_ns(raw_start), prev = start;
 	uint64_t deadline = a.run_ns ? raw_start + a.run_ns : UINT64_MAX;
 	uint64_t until_yield = a.yield_every;
+	/*
+	 * A SCHED_IDLE fluid still setting up when the process under test
+	 * starts spinning beside it gets no CPU until that ends, and its window
+	 * would miss the whole run: a co-run waits for this line. It is written
+	 * inside the window, as the fluid's own time on both clocks: said
+	 * before it, a fluid held off the CPU there could start its window
+	 * after the process under test.
+	 */
+	if (a.ready && (fputs("fluid ready\n", stdout) == EOF || fflush(stdout))) {
+		fprintf(stderr, "fluid: cannot write to stdout: %s\n", strerror(errno));
+		return 1;
+	}
 	for (;;) {
 		x = spin_loops(a.chunk_loops, x);
 		raw_prev = dclock_raw_ns();

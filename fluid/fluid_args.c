@@ -44,6 +44,10 @@ int fluid_parse_args(int argc, char **argv, struct fluid_args *a, char *err, siz
 			a->help = 1;
 			continue;
 		}
+		if (!strcmp(arg, "--ready")) {
+			a->ready = 1;
+			continue;
+		}
 		size_t k;
 		const char *v = NULL;
 		int missing = 0;

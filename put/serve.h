@@ -79,6 +79,8 @@ enum serve_unix_mode { SERVE_UNIX_DEFAULT, SERVE_UNIX_PATH, SERVE_UNIX_NONE };
 
 /* serve_fluids_done_fn - every fluid of a start reported: their lines, in the request's order; or err */
 typedef void (*serve_fluids_done_fn)(void *arg, const char *const *lines, int n, const char *err);
+/* serve_fluids_ready_fn - every fluid of a co-run's start has begun its measured window */
+typedef void (*serve_fluids_ready_fn)(void *arg);
 
 /*
  * The peer's fluids ('displace serve --fluid-cpus', put/serve_ctl.c): the
@@ -89,11 +91,13 @@ typedef void (*serve_fluids_done_fn)(void *arg, const char *const *lines, int n,
 struct serve_fluids {
 	/*
 	 * start - a fluid on each CPU of q (a CAL or a START, its CPUs among
-	 * fluid_cpus), on loop; done(arg, ...) once every one has reported. 0,
-	 * or -errno with the reason in err (done is not called then)
+	 * fluid_cpus), on loop; for a START, ready(arg) once every one's
+	 * window has begun (the co-run's PUT may start then); done(arg, ...)
+	 * once every one has reported. 0, or -errno with the reason in err
+	 * (neither is called then)
 	 */
-	int (*start)(void *ctx, uv_loop_t *loop, const struct ctl_req *q, serve_fluids_done_fn done, void *arg, char *err,
-		     size_t errlen);
+	int (*start)(void *ctx, uv_loop_t *loop, const struct ctl_req *q, serve_fluids_ready_fn ready,
+		     serve_fluids_done_fn done, void *arg, char *err, size_t errlen);
 	/* stop - stop the running fluids: done follows */
 	void (*stop)(void *ctx);
 	void *ctx;

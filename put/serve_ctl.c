@@ -21,6 +21,7 @@
 enum ctl_state {
 	CS_IDLE,     /* no fluid runs: CAL or START may come */
 	CS_CAL,      /* a calibration runs: its reports follow */
+	CS_STARTING, /* a co-run's fluids start: STARTED goes once their windows have begun */
 	CS_CORUN,    /* a co-run's fluids run: STOP may come */
 	CS_ENDED,    /* they ended by themselves before STOP; their reports were sent, STOP is taken and ignored */
 	CS_STOPPING, /* STOP came: the reports follow */
@@ -115,6 +116,8 @@ static void on_fluids_done(void *arg, const char *const *lines, int n, const cha
 		return; /* the connection is gone: nobody wants these */
 	enum ctl_state was = k->state;
 	k->state = was == CS_CORUN ? CS_ENDED : CS_IDLE;
+	if (!err && was == CS_STARTING)
+		err = "the peer's fluids ended before their windows began";
 	if (err) {
 		send_frame(s, CTL_ERROR, err, false);
 		return;
@@ -124,6 +127,21 @@ static void on_fluids_done(void *arg, const char *const *lines, int n, const cha
 	snprintf(done, sizeof done, "n=%d", n);
 	if (k->conn)
 		send_frame(s, CTL_DONE, done, false);
+}
+
+/*
+ * A co-run's fluids have begun their windows: STARTED tells the client to
+ * start its PUT. Sent sooner, a SCHED_IDLE fluid still setting up could
+ * get no CPU until the PUT ended, and its window would miss the run
+ */
+static void on_fluids_ready(void *arg)
+{
+	struct serve *s = arg;
+	struct serve_ctl *k = s->ctl;
+	if (!k->conn || k->state != CS_STARTING)
+		return;
+	k->state = CS_CORUN;
+	send_frame(s, CTL_STARTED, "", false);
 }
 
 /* one whole request */
@@ -140,7 +158,7 @@ static void handle(struct serve *s)
 	if (q.type == CTL_STOP) {
 		if (k->state == CS_ENDED) {
 			k->state = CS_IDLE; /* the reports went when the fluids ended */
-		} else if (k->state == CS_CORUN) {
+		} else if (k->state == CS_CORUN || k->state == CS_STARTING) {
 			k->state = CS_STOPPING;
 			fl->stop(fl->ctx);
 		} else {
@@ -160,7 +178,7 @@ static void handle(struct serve *s)
 			protocol_error(s, why);
 			return;
 		}
-	if (fl->start(fl->ctx, &s->loop, &q, on_fluids_done, s, why, sizeof why)) {
+	if (fl->start(fl->ctx, &s->loop, &q, on_fluids_ready, on_fluids_done, s, why, sizeof why)) {
 		/* the peer's own failure (a helper missing): said, and the connection stays */
 		serve_log(s, "control %s: cannot start the fluids: %s", serve_conn_name(k->conn), why);
 		send_frame(s, CTL_ERROR, why, false);
@@ -171,8 +189,7 @@ static void handle(struct serve *s)
 	if (q.type == CTL_CAL) {
 		k->state = CS_CAL;
 	} else {
-		k->state = CS_CORUN;
-		send_frame(s, CTL_STARTED, "", false);
+		k->state = CS_STARTING;
 	}
 }
 

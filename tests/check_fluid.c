@@ -44,6 +44,12 @@ START_TEST(test_fluid_args_defaults_and_values)
 	ck_assert_uint_eq(a.yield_every, 0);
 	ck_assert_int_eq(parse(&a, err, "--yield-every", "16", NULL), 0);
 	ck_assert_uint_eq(a.yield_every, 16);
+	ck_assert_int_eq(a.ready, 0);
+	ck_assert_int_eq(parse(&a, err, "--cpu", "0", "--ready", NULL), 0);
+	ck_assert_int_eq(a.ready, 1);
+	ck_assert_int_eq(a.cpu, 0);
+	/* a flag: it takes no value */
+	ck_assert_int_ne(parse(&a, err, "--ready=1", NULL), 0);
 }
 END_TEST
 

@@ -157,6 +157,26 @@ START_TEST(test_fluid_report_real_clock_times_of_a_slow_clock)
 }
 END_TEST
 
+/* a co-run's window must hold the PUT's run: by the real clock, ends included */
+START_TEST(test_fluid_window_holds_a_run_by_the_real_clock)
+{
+	static struct fluid_report r;
+	char err[128];
+	char line[1024];
+	/* a 10 us clock read 1000000 -> 1010000 while the real clock saw 1003500 -> 1013000 */
+	snprintf(line, sizeof line, "%s raw_start_ns=1003500 raw_end_ns=1013000",
+		 with(with(round_fluid, "clock_res_ns", "10000"), "end_ns", "1010000"));
+	ck_assert_int_eq(report_parse_fluid(line, &r, err, sizeof err), 0);
+	ck_assert_int_eq(fluid_window_holds(&r, 1003500, 1013000), 1);
+	ck_assert_int_eq(fluid_window_holds(&r, 1005000, 1012000), 1);
+	/* the run began before the window (the slow clock's start would have hidden it), or ended after */
+	ck_assert_int_eq(fluid_window_holds(&r, 1003499, 1012000), 0);
+	ck_assert_int_eq(fluid_window_holds(&r, 1005000, 1013001), 0);
+	/* a window that missed the run altogether, as a starved fluid's did */
+	ck_assert_int_eq(fluid_window_holds(&r, 900000, 950000), 0);
+}
+END_TEST
+
 START_TEST(test_fluid_steal_is_task_clock_minus_cpu_time)
 {
 	static struct fluid_report r;
@@ -305,6 +325,25 @@ START_TEST(test_fluid_report_of_real_process_adds_up)
 }
 END_TEST
 
+/* --ready: a line as the window starts, then the report, which is still the last line */
+START_TEST(test_fluid_says_ready_before_its_report)
+{
+	char out[65536], errout[1024];
+	char *argv[] = { (char *)tu_bin("fluid"), "--cpu", "0", "--seconds", "20ms", "--ready", NULL };
+	ck_assert_int_eq(tu_run(argv, out, sizeof out, errout, sizeof errout), 0);
+	ck_assert_msg(!strncmp(out, "fluid ready\n", 12), "%s", out);
+	static struct fluid_report r;
+	char err[128] = "";
+	ck_assert_msg(report_parse_fluid(out + 12, &r, err, sizeof err) == 0, "%s in: %s", err, out);
+	ck_assert_str_eq(r.stop, "time");
+	ck_assert_ptr_null(strstr(out + 12, "ready"));
+	/* without it, the report alone */
+	argv[5] = NULL;
+	ck_assert_int_eq(tu_run(argv, out, sizeof out, errout, sizeof errout), 0);
+	ck_assert_msg(!strncmp(out, "fluid cpu=", 10), "%s", out);
+}
+END_TEST
+
 /* ---- put -------------------------------------------------------------------- */
 
 START_TEST(test_put_report_keeps_unavailable_reason)
@@ -424,6 +463,7 @@ Suite *reportline_suite(void)
 	tcase_add_test(tc, test_fluid_report_parses_every_field);
 	tcase_add_test(tc, test_fluid_derived_times_match_hand_computation);
 	tcase_add_test(tc, test_fluid_report_real_clock_times_of_a_slow_clock);
+	tcase_add_test(tc, test_fluid_window_holds_a_run_by_the_real_clock);
 	tcase_add_test(tc, test_fluid_steal_is_task_clock_minus_cpu_time);
 	tcase_add_test(tc, test_fluid_idle_time_is_optional);
 	tcase_add_test(tc, test_fluid_derived_times_without_ok_chunks_or_slow_post);
@@ -438,6 +478,7 @@ Suite *reportline_suite(void)
 	TCase *tp = tcase_create("process");
 	tcase_set_timeout(tp, 30);
 	tcase_add_test(tp, test_fluid_report_of_real_process_adds_up);
+	tcase_add_test(tp, test_fluid_says_ready_before_its_report);
 	tcase_add_test(tp, test_put_report_of_real_process_parses);
 	suite_add_tcase(s, tp);
 	return s;

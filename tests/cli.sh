@@ -32,7 +32,13 @@ json() {
 	if jq -e "$3" "$tmp/$1" >/dev/null 2>"$tmp/jq.err"; then ok; else
 		bad "$2: not true of $1: $3"
 		sed 's/^/  | /' "$tmp/jq.err" >&2
-		head -n 40 "$tmp/$1" | sed 's/^/  | /' >&2
+		# all of it, one line per run: a flaky check is found from the log alone
+		if jq -e 'type == "object" and has("runs")' "$tmp/$1" >/dev/null 2>&1; then
+			jq -c 'del(.runs)' "$tmp/$1" | sed 's/^/  | /' >&2
+			jq -c '.runs[]' "$tmp/$1" | sed 's/^/  | run /' >&2
+		else
+			head -n 40 "$tmp/$1" | sed 's/^/  | /' >&2
+		fi
 	fi
 }
 # .ci/deps installs jq: without it every JSON check fails, none is skipped
@@ -333,6 +339,20 @@ has err "symbolic link" "put --op-times through a symlink"
 eq "$(cat "$tmp/victim")" keep "put --op-times: the symlink's target is untouched"
 expect 2 "put --op-times too many" -- "$BIN/put" --op-times "$tmp/ops.txt" --ops 2305843009213693953 spin --us 1
 has err "at most 100000000 operations" "put --op-times too many"
+
+# The fluid reads its CPU's idle time (root: /proc/timer_list) around its window, and must not block in
+# between: opening its perf task-clock a second after the last perf event closed waited in synchronize_rcu,
+# and 10 to 14 ms of idle time landed in a window the fluid held throughout (b -20 to -28 %)
+if [ "$(id -u)" -eq 0 ] && [ -r /proc/timer_list ]; then
+	for k in 1 2; do
+		sleep 1.2
+		"$BIN/fluid" --cpu 0 --seconds 50ms >"$tmp/fluid-idle.txt" 2>&1 || bad "fluid after a pause: failed"
+		idle=$(sed -n 's/.* idle_ns=\([0-9]*\) .*/\1/p' "$tmp/fluid-idle.txt")
+		if [ -n "$idle" ] && [ "$idle" -lt 1000000 ]; then ok; else
+			bad "fluid after a pause $k: idle time '$idle' ns in a window it held: $(cat "$tmp/fluid-idle.txt")"
+		fi
+	done
+fi
 
 # --- workloads, measure, sweep, predict: short runs, as a user runs them -------
 # Runs of 50 ms, a pair or two: nothing here depends on how fast the host is,
@@ -676,9 +696,14 @@ if [ "$(id -u)" -eq 0 ] && { [ -d /sys/kernel/tracing/instances ] || mount -t tr
 	json out "--trace-others: the shares it took out, per run and in all" '(.traced_others.corun_pct | type) == "number"
 		and .traced_others.calibration_pct > 1 and .traced_others.unknown_pct >= 0
 		and ([.runs[].traced_others_ns | type == "number" and . >= 0] | all)'
-	json out "--trace-others: the neighbour is not left in b" '.others_cpu_pct < 1'
-	json out "--trace-others: the result within 10 % of getrusage" \
-		'(.tau_put_us.displacement - .tau_put_us.getrusage | fabs) < 0.1 * .tau_put_us.getrusage'
+	# the neighbour held about 20 % of CPU 0: b keeps at most a quarter of what the trace cut out. What the
+	# trace does not cut (kworkers, ksoftirqd, interrupts) stays in b: on a shared VM two runs had b 3.8 %
+	# once, in a stretch where the hypervisor stole 10.7 ms of one run (2026-11-24, make check)
+	json out "--trace-others: the neighbour is not left in b" '.others_cpu_pct < 0.25 * .traced_others.calibration_pct'
+	# against the PUT's task-clock where there is one: like the off-CPU estimate, it holds the time the
+	# hypervisor stole while the PUT ran (10.7 ms in one run of 51 ms once), which getrusage leaves out
+	json out "--trace-others: the result within 10 % of the PUT's own account" \
+		'(.tau_put_us.task_clock // .tau_put_us.getrusage) as $os | (.tau_put_us.displacement - $os | fabs) < 0.1 * $os'
 	if ls -d /sys/kernel/tracing/instances/displace-* >/dev/null 2>&1; then
 		bad "--trace-others: its trace instance was left behind"
 	else ok; fi
