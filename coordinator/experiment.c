@@ -175,7 +175,7 @@ static int collect_fluid(struct child *c, struct fluid_report *r, char *err, siz
 		snprintf(err, errlen, "the fluid failed (%s)%s%s", st, line1[0] ? ": " : "", line1);
 		return -ECHILD;
 	}
-	const char *line = child_last_line(&c->outb, "fluid ");
+	const char *line = child_last_line(&c->outb, "fluid cpu=");
 	if (!line) {
 		snprintf(err, errlen, "the fluid wrote no report");
 		return -EBADMSG;
@@ -300,7 +300,8 @@ struct corun {
 	int nfluid;
 	uv_timer_t lead, limit;
 	int ready[EXP_MAX_CPUS], nready; /* the fluids whose windows have started */
-	int put_started, put_done, timed_out, not_ready;
+	int put_started, put_done, timed_out;
+	int not_ready; /* 1 + the first fluid whose window had not begun by EXP_READY_NS */
 	int stopping;   /* the coordinator told the fluids to stop */
 	int fluid_lost; /* 1 + the index of a fluid that ended before that */
 	int spawn_err;
@@ -371,10 +372,13 @@ static void on_lead_in(uv_timer_t *t)
 static void on_limit(uv_timer_t *t)
 {
 	struct corun *cr = t->data;
-	if (cr->nready < cr->nfluid)
-		cr->not_ready = 1;
-	else
+	if (cr->nready < cr->nfluid) {
+		while (cr->ready[cr->not_ready])
+			cr->not_ready++;
+		cr->not_ready++; /* 1 + the first fluid not ready */
+	} else {
 		cr->timed_out = 1;
+	}
 	if (cr->put_started)
 		child_kill(&cr->put, SIGKILL);
 	stop_fluids(cr);
@@ -391,10 +395,10 @@ static void on_fluid_line(struct child *c)
 {
 	struct corun *cr = c->data;
 	int i = (int)(c - cr->fluids);
-	if (cr->ready[i] || !c->outb.p || strncmp(c->outb.p, "fluid ready\n", 12))
+	if (cr->stopping || cr->ready[i] || !c->outb.p || strncmp(c->outb.p, "fluid ready\n", 12))
 		return;
 	cr->ready[i] = 1;
-	if (++cr->nready < cr->nfluid || cr->stopping)
+	if (++cr->nready < cr->nfluid)
 		return;
 	uv_timer_start(&cr->lead, on_lead_in, cr->s->lead_in_ns / 1000000, 0);
 	if (cr->s->max_ns)
@@ -403,7 +407,12 @@ static void on_fluid_line(struct child *c)
 		uv_timer_stop(&cr->limit);
 }
 
-/* the first fluid whose window did not hold the PUT's whole run, from before its spawn to after its exit; -1 */
+/*
+ * the first fluid whose window did not hold the PUT's whole run, from
+ * before its spawn to after its exit; -1. Its start is before its "ready",
+ * so what can still miss is the end: a fluid held off from just after its
+ * last clock reading until past its stop
+ */
 static int fluid_missed_put(const struct exp_corun_result *r)
 {
 	for (int i = 0; i < r->nfluid; i++)
@@ -458,9 +467,10 @@ int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_coru
 	if (rc) {
 		stop_fluids(&cr);
 	} else if (!cr.nfluid) {
-		on_lead_in(&cr.lead); /* alone: nothing to wait for */
+		/* alone: nothing to wait for (the limit first: a put that cannot start stops it) */
 		if (s->max_ns)
 			uv_timer_start(&cr.limit, on_limit, s->max_ns / 1000000, 0);
+		on_lead_in(&cr.lead);
 	} else {
 		/* the lead-in starts once every fluid's window has (on_fluid_line) */
 		uv_timer_start(&cr.limit, on_limit, EXP_READY_NS / 1000000, 0);
@@ -487,12 +497,8 @@ int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_coru
 		rc = -ECHILD;
 	}
 	if (!rc && cr.not_ready) {
-		int i = 0;
-		while (i < cr.nfluid - 1 && cr.ready[i])
-			i++;
-		snprintf(err, errlen,
-			 "the fluid on CPU %d did not start within %.0f s: tasks of a higher priority held that CPU throughout",
-			 s->cpus->cpu[i], EXP_READY_NS / 1e9);
+		snprintf(err, errlen, "the fluid on CPU %d did not begin its window within %.0f s (other tasks held that CPU?)",
+			 s->cpus->cpu[cr.not_ready - 1], EXP_READY_NS / 1e9);
 		rc = -ETIMEDOUT;
 	}
 	if (!rc && cr.timed_out) {

@@ -101,9 +101,9 @@ struct exp_corun_result {
  * 0; -EINTR if interrupted; -ECHILD if put failed (r->put_exit and
  * r->put_error say how) or the local peer (e->peer) exited, which err
  * then names first; -EAGAIN if a fluid's window did not hold put's whole
- * run (it was held off the CPU from its start past put's spawn: worth a
- * retry); -ETIMEDOUT if put ran too long or a fluid never started; or
- * -errno with a message in err.
+ * run (it was held off its CPU from its last clock reading until past its
+ * stop: worth a retry); -ETIMEDOUT if put ran too long or a fluid's window
+ * never began; or -errno with a message in err.
  */
 int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_corun_result *r, char *err, size_t errlen);
 

@@ -42,16 +42,21 @@ static int slot_free(const struct job *j)
 	return 1;
 }
 
+static void stop_job(struct job *j);
+
 static void on_kid_done(struct child *c)
 {
 	struct job *j = c->data;
 	const char *lines[CTL_MAX_CPUS];
 	char err[512] = "", st[64], line1[256];
+	/* a co-run's fluid that ended before its window began: the others stop too, and its error goes at once */
+	if (j->ready && j->nready < j->n)
+		stop_job(j);
 	if (++j->ndone < j->n)
 		return;
 	for (int i = 0; i < j->n && !err[0]; i++) {
 		struct child *k = &j->kids[i];
-		lines[i] = k->exit_status == 0 && !k->term_signal ? child_last_line(&k->outb, "fluid ") : NULL;
+		lines[i] = k->exit_status == 0 && !k->term_signal ? child_last_line(&k->outb, "fluid cpu=") : NULL;
 		if (lines[i])
 			continue;
 		child_status_text(k, st, sizeof st);
@@ -100,7 +105,7 @@ static int host_start(void *ctx, uv_loop_t *loop, const struct ctl_req *q, serve
 		return -EBUSY;
 	}
 	memset(j, 0, sizeof *j);
-	j->ready = ready;
+	j->ready = q->type != CTL_CAL ? ready : NULL;
 	j->done = done;
 	j->arg = arg;
 	host.last = slot;

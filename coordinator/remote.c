@@ -253,7 +253,11 @@ int remote_start(struct remote *r, const struct exp_fluid_opts *f, uint64_t max_
 	if (max_ns < CTL_MIN_MAX_NS)
 		max_ns = CTL_MIN_MAX_NS;
 	int rc = request(r, CTL_START, f, max_ns, err, errlen);
-	return rc ? rc : expect(r, CTL_STARTED, dclock_mono_ns() + REMOTE_ANSWER_NS, err, errlen);
+	/* STARTED comes once the peer's fluids have begun their windows */
+	if (!rc && (rc = expect(r, CTL_STARTED, dclock_mono_ns() + REMOTE_ANSWER_NS, err, errlen)) == -ETIMEDOUT)
+		cli_fail(err, errlen, rc, "the peer host's fluids (%s) did not begin their windows within %.0f s", r->name,
+			 REMOTE_ANSWER_NS / 1e9);
+	return rc;
 }
 
 int remote_stop(struct remote *r, struct fluid_report *reps, char *err, size_t errlen)

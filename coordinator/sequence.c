@@ -141,6 +141,11 @@ static int remote_end_run(struct seq_ctx *q, int rc, struct fluid_report *reps)
 	char err[512];
 	/* stopped even after a failed run; the run's own error is the one to tell */
 	int src = remote_stop(q->o.remote, rc ? NULL : reps, rc ? err : q->err, rc ? sizeof err : sizeof q->err);
+	/* but a run to be done again needs the peer host stopped cleanly: else its error, not the retry */
+	if (rc == -EAGAIN && src) {
+		snprintf(q->err, sizeof q->err, "%s", err);
+		return src;
+	}
 	return rc ? rc : src;
 }
 
@@ -231,7 +236,7 @@ int seq_run(struct seq_ctx *q, struct series *s, uint64_t ops)
 			rc = exp_corun(q->env, &spec, &r, q->err, sizeof q->err);
 		if (started)
 			rc = remote_end_run(q, rc, rreps);
-		/* a fluid held off its CPU from its window's start past the PUT's: that run is not one; again */
+		/* a fluid's window did not hold the whole of the PUT's run (it was held off its CPU): again */
 		if (rc != -EAGAIN || attempt == SEQ_RUN_ATTEMPTS)
 			break;
 	}

@@ -16,7 +16,7 @@ struct fluid_args {
 	uint64_t clock_phase_ns;
 	uint64_t yield_every;    /* chunks between sched_yield calls; 0: never */
 	const char *gap_log;     /* write each gap's start and end here (benches); NULL: no log */
-	int ready;               /* print "fluid ready" just before the window starts */
+	int ready;               /* print "fluid ready" as the window starts (just after its first clock reading) */
 	int help;
 };
 

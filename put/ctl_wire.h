@@ -30,14 +30,16 @@
  *                         by itself after max_ns
  *                  STOP   (empty) stop them
  *   from the peer  INFO    cpus=LIST use_steal=0|1, once, after the ack
- *                  STARTED (empty) the fluids of START run
+ *                  STARTED (empty) the fluids of START have begun their
+ *                          windows: the co-run's PUT may start
  *                  REPORT  one fluid's report line ("fluid cpu=N ..."), one
  *                          per CPU of the request, in its order
  *                  DONE    n=N, after the reports of a CAL or a STOP
  *                  ERROR   why a request failed; after a malformed frame
  *                          or a request out of turn the peer closes
  *
- * CAL and START are taken only while no fluid runs, STOP only after START.
+ * CAL and START are taken only while no fluid runs, STOP only after START
+ * (before STARTED too: it stops the fluids, whose reports follow).
  * LIST is a CPU list ("1,3-4"), each CPU one of the peer's --fluid-cpus.
  */
 #ifndef CTL_WIRE_H

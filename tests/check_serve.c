@@ -1360,8 +1360,8 @@ static int ctl_open(const struct tpeer *p, struct ctl_reader *rd)
 	return fd;
 }
 
-/* the reports of one request, then DONE: each a fluid report of cpu whose stop is (or is not) time */
-static void ctl_reports(int fd, struct ctl_reader *rd, int cpu, int by_time)
+/* the reports of one request, then DONE: each a fluid report of cpu whose stop is (or is not) time; the last in *out */
+static void ctl_reports(int fd, struct ctl_reader *rd, int cpu, int by_time, struct fluid_report *out)
 {
 	struct fluid_report r;
 	char why[128];
@@ -1371,6 +1371,8 @@ static void ctl_reports(int fd, struct ctl_reader *rd, int cpu, int by_time)
 	ck_assert_int_eq(r.cpu, cpu);
 	ck_assert_uint_gt(r.loops, 0);
 	ck_assert_int_eq(!strcmp(r.stop, "time"), by_time);
+	if (out)
+		*out = r;
 	ck_assert_int_eq(ctl_read(fd, rd), CTL_DONE);
 	ck_assert_str_eq(rd->body, "n=1");
 }
@@ -1415,10 +1417,13 @@ START_TEST(test_peer_control_runs_fluids_only_on_its_cpus)
 
 	snprintf(body, sizeof body, "cpus=%d run_ns=30000000 sched=idle chunk_loops=1000", cpu);
 	ctl_send(fd, CTL_CAL, body);
-	ctl_reports(fd, &rd, cpu, 1);
+	ctl_reports(fd, &rd, cpu, 1, NULL);
 	snprintf(body, sizeof body, "cpus=%d max_ns=20000000000 sched=idle chunk_loops=1000", cpu);
 	ctl_send(fd, CTL_START, body);
 	ck_assert_int_eq(ctl_read(fd, &rd), CTL_STARTED);
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	uint64_t started_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	ck_assert_int_eq(fluid_children(p.pid), 1);
 	served(&p); /* the peer serves while its fluid runs */
 	int other = client(p.tcp, SOCK_STREAM);
@@ -1426,7 +1431,11 @@ START_TEST(test_peer_control_runs_fluids_only_on_its_cpus)
 	closed_by_peer(other);
 	close(other);
 	ctl_send(fd, CTL_STOP, "");
-	ctl_reports(fd, &rd, cpu, 0);
+	static struct fluid_report fr;
+	ctl_reports(fd, &rd, cpu, 0, &fr);
+	/* STARTED came once the fluid's window had begun: a PUT started on it is inside the window */
+	ck_assert_msg(fr.raw_start_ns <= started_ns, "window began %.3f ms after STARTED",
+		      ((double)fr.raw_start_ns - (double)started_ns) / 1e6);
 
 	/* another CPU, or more than its own */
 	snprintf(body, sizeof body, "cpus=%d run_ns=30000000 sched=idle chunk_loops=1000", cpu + 1);
