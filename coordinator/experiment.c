@@ -451,14 +451,13 @@ int exp_corun(struct exp_env *e, const struct exp_corun_spec *s, struct exp_coru
 		char *argv[16], bufs[5][32];
 		exp_fluid_argv(e->fluid_path, &fo, s->cpus->cpu[i], 0, argv, bufs);
 		int sp = child_spawn(&e->loop, &cr.fluids[i], "fluid", argv, on_fluid_done, &cr);
-		if (!sp)
-			cr.fluids[i].on_line = on_fluid_line;
 		if (sp) {
 			snprintf(err, errlen, "cannot start the fluid '%s': %s", e->fluid_path, uv_strerror(sp));
 			cr.nfluid = i + 1;
 			rc = -ENOEXEC;
 			break;
 		}
+		cr.fluids[i].on_line = on_fluid_line; /* before the loop runs: no line is read yet */
 		track(e, &cr.fluids[i]);
 	}
 	uv_timer_init(&e->loop, &cr.lead);
