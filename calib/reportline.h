@@ -5,6 +5,7 @@
 #include "common/chunkstat.h"
 
 #include <stdint.h>
+#include <string.h>
 
 /* A value the OS may not provide: avail 0 means n/a, with the reason in why. */
 struct report_val {
@@ -59,6 +60,15 @@ int report_parse_fluid(const char *line, struct fluid_report *r, char *err, size
 int report_parse_put(const char *line, struct put_report *r, char *err, size_t errlen);
 /* report_field - the value of key in a key=value line, copied into buf; NULL if absent */
 const char *report_field(const char *line, const char *key, char *buf, size_t len);
+
+/* the first line of a fluid run with --ready, as its window starts */
+#define FLUID_READY_LINE "fluid ready\n"
+
+/* fluid_said_ready - 1 if the fluid's output so far (NUL-terminated, or NULL) begins with FLUID_READY_LINE */
+static inline int fluid_said_ready(const char *out)
+{
+	return out && !strncmp(out, FLUID_READY_LINE, sizeof FLUID_READY_LINE - 1);
+}
 
 /* fluid_wall_ns - T_F: the fluid's wall time */
 double fluid_wall_ns(const struct fluid_report *r);

@@ -395,7 +395,7 @@ static void on_fluid_line(struct child *c)
 {
 	struct corun *cr = c->data;
 	int i = (int)(c - cr->fluids);
-	if (cr->stopping || cr->ready[i] || !c->outb.p || strncmp(c->outb.p, "fluid ready\n", 12))
+	if (cr->stopping || cr->ready[i] || !fluid_said_ready(c->outb.p))
 		return;
 	cr->ready[i] = 1;
 	if (++cr->nready < cr->nfluid)

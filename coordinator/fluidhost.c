@@ -1,5 +1,6 @@
 /* fluidhost.c - the fluids of 'displace serve --fluid-cpus', on the server's loop */
 #include "coordinator/fluidhost.h"
+#include "calib/reportline.h"
 #include "coordinator/context.h"
 #include "coordinator/experiment.h"
 #include "coordinator/spawn.h"
@@ -75,7 +76,7 @@ static void on_kid_line(struct child *c)
 {
 	struct job *j = c->data;
 	/* its first line, once: each later line is a new one after it */
-	if (c->line_seen != 12 || strncmp(c->outb.p, "fluid ready\n", 12))
+	if (c->line_seen != sizeof FLUID_READY_LINE - 1 || !fluid_said_ready(c->outb.p))
 		return;
 	if (++j->nready == j->n && j->ready && !j->quiet)
 		j->ready(j->arg);

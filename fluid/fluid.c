@@ -15,6 +15,7 @@
 #include "fluid/spin.h"
 #include "common/taskclock.h"
 #include "calib/procfs.h"
+#include "calib/reportline.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -248,7 +249,7 @@ int main(int argc, char **argv)
 	 * before it, a fluid held off the CPU there could start its window
 	 * after the process under test.
 	 */
-	if (a.ready && (fputs("fluid ready\n", stdout) == EOF || fflush(stdout))) {
+	if (a.ready && (fputs(FLUID_READY_LINE, stdout) == EOF || fflush(stdout))) {
 		fprintf(stderr, "fluid: cannot write to stdout: %s\n", strerror(errno));
 		return 1;
 	}

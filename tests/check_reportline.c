@@ -332,6 +332,7 @@ START_TEST(test_fluid_says_ready_before_its_report)
 	char *argv[] = { (char *)tu_bin("fluid"), "--cpu", "0", "--seconds", "20ms", "--ready", NULL };
 	ck_assert_int_eq(tu_run(argv, out, sizeof out, errout, sizeof errout), 0);
 	ck_assert_msg(!strncmp(out, "fluid ready\n", 12), "%s", out);
+	ck_assert_int_eq(fluid_said_ready(out), 1);
 	static struct fluid_report r;
 	char err[128] = "";
 	ck_assert_msg(report_parse_fluid(out + 12, &r, err, sizeof err) == 0, "%s in: %s", err, out);
@@ -341,6 +342,9 @@ START_TEST(test_fluid_says_ready_before_its_report)
 	argv[5] = NULL;
 	ck_assert_int_eq(tu_run(argv, out, sizeof out, errout, sizeof errout), 0);
 	ck_assert_msg(!strncmp(out, "fluid cpu=", 10), "%s", out);
+	ck_assert_int_eq(fluid_said_ready(out), 0);
+	ck_assert_int_eq(fluid_said_ready(NULL), 0);
+	ck_assert_int_eq(fluid_said_ready("fluid rea"), 0); /* a line not all read yet */
 }
 END_TEST
 
