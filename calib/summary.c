@@ -280,6 +280,12 @@ static enum est_src these_account(const struct one *e, size_t n, int def)
 	return SRC_TASK_CLOCK;
 }
 
+/* estimate e's OS account by src: the PUT's tasks, and the local peer when it runs on a fluid CPU */
+static double account_of(const struct one *e, enum est_src src, int peer_here)
+{
+	return e->os[src] + (peer_here ? e->peer : 0);
+}
+
 /*
  * The cost of these operations: the result's mean, and its statistical
  * interval given each estimate's OS account of the PUT's tasks on the
@@ -300,7 +306,7 @@ static void these_ops(const struct one *e, size_t n, int def, int peer_here, con
 		if (!isfinite(e[i].est[def]))
 			continue;
 		y[k] = e[i].est[def];
-		x[k] = e[i].os[sum->these_src] + (peer_here ? e[i].peer : 0);
+		x[k] = account_of(&e[i], sum->these_src, peer_here);
 		have = isfinite(x[k++]);
 	}
 	*t = *tau;
@@ -326,11 +332,15 @@ static void these_ops(const struct one *e, size_t n, int def, int peer_here, con
 
 /*
  * Outliers (MAD test) are flagged: an estimate far from the others, or an
- * excess of the estimate over the PUT's own getrusage far from the others'
- * (other work ran on the CPU during that pair, though the PUT itself
- * behaved as usual). Returns how many are flagged.
+ * excess of the estimate over the OS's account of the PUT's tasks far from
+ * the others' (other work ran on the CPU during that pair, though the PUT
+ * itself behaved as usual). The account is the one the cost of these
+ * operations uses: the estimator's clock (these_account), and the local
+ * peer when it shares the fluid CPUs. getrusage would make a pair whose
+ * wake-ups it billed to the PUT, and the off-CPU estimator did not, look
+ * like one with less other work. Returns how many are flagged.
  */
-static size_t outliers(const struct one *e, size_t n, int def, bool *flag)
+static size_t outliers(const struct one *e, size_t n, int def, int peer_here, bool *flag)
 {
 	if (n < 4)
 		return 0;
@@ -340,9 +350,10 @@ static size_t outliers(const struct one *e, size_t n, int def, bool *flag)
 	if (!tau || !excess || !xflag)
 		goto out;
 	int have_excess = 1;
+	enum est_src src = these_account(e, n, def);
 	for (size_t i = 0; i < n; i++) {
 		tau[i] = e[i].est[def];
-		excess[i] = tau[i] - e[i].os[SRC_GETRUSAGE];
+		excess[i] = tau[i] - account_of(&e[i], src, peer_here);
 		have_excess = have_excess && isfinite(excess[i]);
 	}
 	nout = stats_outliers(tau, n, 3.5, flag);
@@ -614,7 +625,7 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 			summarize(null_t, nn, &sum->startup);
 		free(null_t);
 	}
-	size_t nout = flag && e ? outliers(e, n, def, flag) : 0;
+	size_t nout = flag && e ? outliers(e, n, def, o->peer_here, flag) : 0;
 	if (nout && n - nout >= 2) {
 		size_t k = 0;
 		for (size_t i = 0; i < n; i++) {

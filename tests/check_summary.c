@@ -96,6 +96,64 @@ END_TEST
 
 
 /*
+ * The off-CPU estimator's excess is judged against the PUT's task-clock, the
+ * account on its own clock: a pair whose getrusage alone reads 1 ms low (a
+ * wake-up's hold billed elsewhere) is not other work; a pair whose
+ * task-clock reads 1 ms low with the estimate unchanged is.
+ */
+START_TEST(test_summary_excess_is_on_the_estimators_clock)
+{
+	const int cpu0 = 0;
+	struct sum_opts o = { .estimator = SUM_OFFCPU, .fit = 1, .ops = 1000, .ncpu = 1, .cpu_id = &cpu0 };
+	struct est_run runs[2 * NPAIRS];
+	struct summary sum;
+	const double tau[NPAIRS] = { 100e3, 103e3, 97e3, 101e3, 99e3, 102e3, 98e3, 100.5e3 };
+	const double none[NPAIRS] = { 0 };
+	memset(runs, 0, sizeof runs);
+	synthetic_pairs(runs, tau, none);
+	for (int i = 0; i < 2 * NPAIRS; i++)
+		runs[i].t_put_offcpu_ns = runs[i].cpu_offcpu_ns[0] = runs[i].t_put_ns;
+	sum_compute(runs, 2 * NPAIRS, &o, &sum);
+	ck_assert_uint_eq(sum.outliers, 0);
+
+	runs[6].os_ns[SRC_GETRUSAGE] -= 1e6;
+	sum_compute(runs, 2 * NPAIRS, &o, &sum);
+	ck_assert_uint_eq(sum.outliers, 0);
+	ck_assert(!runs[6].outlier);
+
+	/* the same pair by the classic estimator, whose account is getrusage: flagged */
+	o.estimator = SUM_CLASSIC;
+	sum_compute(runs, 2 * NPAIRS, &o, &sum);
+	ck_assert_uint_eq(sum.outliers, 1);
+	ck_assert(runs[6].outlier && runs[7].outlier);
+
+	o.estimator = SUM_OFFCPU;
+	runs[6].os_ns[SRC_GETRUSAGE] += 1e6;
+	runs[6].os_ns[SRC_TASK_CLOCK] -= 1e6;
+	sum_compute(runs, 2 * NPAIRS, &o, &sum);
+	ck_assert_uint_eq(sum.outliers, 1);
+	ck_assert(runs[6].outlier && runs[7].outlier && !runs[0].outlier);
+
+	/*
+	 * A peer on the fluid CPU took 1 ms more in pair 3's L run, and the
+	 * estimate holds it: the peer's work is in the account (no outlier)
+	 * unless the peer runs elsewhere (then it is other work on the CPU).
+	 */
+	runs[6].os_ns[SRC_TASK_CLOCK] += 1e6;
+	for (int i = 0; i < 2 * NPAIRS; i++)
+		runs[i].peer_ns = 0.2 * runs[i].t_put_ns;
+	runs[6].peer_ns += 1e6;
+	runs[6].t_put_offcpu_ns += 1e6;
+	o.peer_here = 1;
+	sum_compute(runs, 2 * NPAIRS, &o, &sum);
+	ck_assert_uint_eq(sum.outliers, 0);
+	o.peer_here = 0;
+	sum_compute(runs, 2 * NPAIRS, &o, &sum);
+	ck_assert_uint_eq(sum.outliers, 1);
+	ck_assert(runs[6].outlier);
+}
+END_TEST
+/*
  * Two pairs by hand: T_PUT = S + L tau with S = 2 ms, L = 1000 and 250, tau
  * 100 and 104 us; the fit gives each pair's slope and intercept exactly.
  */
@@ -672,6 +730,7 @@ Suite *summary_suite(void)
 	Suite *s = suite_create("summary");
 	TCase *tc = tcase_create("pure");
 	tcase_add_test(tc, test_summary_flags_a_pair_with_other_work_in_it);
+	tcase_add_test(tc, test_summary_excess_is_on_the_estimators_clock);
 	tcase_add_test(tc, test_fit_gives_slope_and_intercept_of_each_pair);
 	tcase_add_test(tc, test_no_fit_divides_each_run_and_null_runs_give_startup);
 	tcase_add_test(tc, test_small_ops_is_a_quarter_or_a_null_run);
