@@ -647,6 +647,7 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 	column(e, n, col_raw, NULL, &sum->tau_raw);
 	column(e, n, col_norm, NULL, &sum->norm);
 	sum->tau0_ref_ns = o->tau0_ref_ns;
+	sum->tau0_ref_saved = o->tau0_ref_saved;
 	for (int k = 0; k < EST_NSRC; k++) {
 		int against[2] = { k, def }, robust[2] = { k, SUM_ROBUST };
 		column(e, n, col_os, &k, &sum->os[k]);

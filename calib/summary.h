@@ -37,6 +37,7 @@ struct sum_opts {
 	const struct est_alone *alone; /* the PUT alone, one run per estimate (pair j, or run j); NULL: none */
 	size_t nalone;
 	double tau0_ref_ns;   /* the fluid's undisturbed speed to normalise to (0: no normalised cost) */
+	int tau0_ref_saved;   /* it is the calibration store's; else the measurement's own (its first calibration's) */
 	int peer_here;        /* the local peer runs on a fluid CPU: its CPU time is in the OS's account there */
 	int nremote;          /* the other end's fluid CPUs (the runs' remote), 0: none */
 	const int *remote_cpu_id;
@@ -70,6 +71,7 @@ struct summary {
 	 */
 	struct stats_summary norm;
 	double tau0_ref_ns;
+	int tau0_ref_saved;             /* sum_opts.tau0_ref_saved: comparable with other measurements */
 	/*
 	 * The cost of these operations (--precision-of these-ops): the
 	 * result's mean, with an interval given the OS's own account of the

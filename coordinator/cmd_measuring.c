@@ -52,14 +52,23 @@ static void store_note(const struct session *s)
 		break;
 	case STORE_NO_ROW:
 		msg_info("no saved calibration for CPU %d (%s, %s); every run is bracketed by calibrations anyway; "
-			 "'displace calibrate' gives a quiet-host verdict",
-			 s->m.cpu, st->variant, fluid_sched_name(s->m.sched));
-		break;
+			 "'displace calibrate' gives a quiet-host verdict%s",
+			 s->m.cpu, st->variant, fluid_sched_name(s->m.sched),
+			 s->m.precision_of == PREC_NORMALISED ? ", and the normalised cost a reference that other "
+								"measurements share (without it, this one's first calibration)"
+							      : "");
+		return;
 	case STORE_ROW:
 		if (!st->quiet)
 			msg_warn("the last calibration of CPU %d (%s) judged the host %s", s->m.cpu, st->date, st->verdict);
+		if (st->tau0_ns > 0)
+			return;
 		break;
 	}
+	if (s->m.precision_of == PREC_NORMALISED)
+		msg_info("no saved undisturbed speed for CPU %d: the normalised cost's reference is this measurement's "
+			 "first calibration, so it compares with no other measurement; 'displace calibrate' saves one",
+			 s->m.cpu);
 }
 
 int measuring_setup(struct session *s)

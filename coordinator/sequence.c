@@ -313,6 +313,7 @@ void seq_summarize(const struct seq_ctx *q, struct series *s, struct summary *su
 	struct sum_opts o = { .estimator = q->o.estimator, .fit = q->o.fit, .ops = s->ops, .ncpu = q->o.cpus.n,
 			      .cpu_id = q->o.cpus.cpu, .alone = s->alone, .nalone = s->nalone,
 			      .tau0_ref_ns = q->tau0_ref_ns > 0 ? q->tau0_ref_ns : q->first_tau0_ns,
+			      .tau0_ref_saved = q->tau0_ref_ns > 0,
 			      .peer_here = q->o.peer_pid && q->o.peer_cpu >= 0 && cli_cpus_contains(&q->o.cpus, q->o.peer_cpu),
 			      .nremote = q->o.remote ? q->o.remote->cpus.n : 0,
 			      .remote_cpu_id = q->o.remote ? q->o.remote->cpus.cpu : NULL };

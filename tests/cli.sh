@@ -448,6 +448,28 @@ expect 0 "measure --precision, Stein" -- "$D" measure spin --us 50 --precision 5
 has out "precision reached for the result (Stein: [0-9]* estimates asked by the first [0-9]*)" \
 	"measure --stopping stein: the header names the rule"
 
+# the normalised cost's reference: the store's undisturbed speed when it has one (shared by every
+# measurement of the CPU), else this measurement's first calibration's, which the output says
+refstore="$tmp/ref/cal.csv"
+mkdir -p "$tmp/ref"
+expect 0 "calibrate a reference" -- "$D" calibrate --cpus 0 --seconds 0.3 --reps 2 --quiet --calibration "$refstore"
+ref_tau0=$(awk -F, 'NR == 2 { print $10 }' "$refstore")
+# shellcheck disable=SC2086
+expect 0 "measure against the stored reference" -- "$D" measure spin --us 50 --cpu 0 --reps 2 $quick \
+	--calibration "$refstore" --json
+if jq -e --argjson r "$ref_tau0" '.tau0_ref_from == "store" and .normalised_us.mean > 0
+	and (.tau0_ref_ns - $r | if . < 0 then -. else . end) <= 1e-6 * $r' "$tmp/out" >/dev/null; then ok; else
+	bad "measure: the normalised cost is not at the store's tau0 $ref_tau0"; jq -c 'del(.runs)' "$tmp/out" >&2
+fi
+# shellcheck disable=SC2086
+expect 0 "measure without a stored reference" -- env XDG_CACHE_HOME="$tmp/nostore" "$D" measure spin --us 50 --cpu 0 \
+	--precision 50% --precision-of normalised --max-time 20s $quick
+has err "normalised cost.*first calibration" \
+	"measure --precision-of normalised without a store: says what the reference is"
+has out "^  normalised .*" "measure without a stored reference: the normalised line"
+has out "measurement's first calibration: compare with another measurement" \
+	"measure without a stored reference: the line says it compares with no other"
+
 # measure spin: the JSON document, and 50 us of CPU within a loose band
 # shellcheck disable=SC2086
 expect 0 "measure spin json" -- "$D" measure spin --us 50 --reps 3 $quick --json
