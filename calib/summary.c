@@ -336,9 +336,11 @@ static void these_ops(const struct one *e, size_t n, int def, int peer_here, con
  * the others' (other work ran on the CPU during that pair, though the PUT
  * itself behaved as usual). The account is the one the cost of these
  * operations uses: the estimator's clock (these_account), and the local
- * peer when it shares the fluid CPUs. getrusage would make a pair whose
- * wake-ups it billed to the PUT, and the off-CPU estimator did not, look
- * like one with less other work. Returns how many are flagged.
+ * peer when it shares the fluid CPUs and its CPU time is known in every
+ * estimate (else the PUT's account alone, as before the peer was counted:
+ * the test stays on). getrusage would make a pair whose wake-ups it billed
+ * to the PUT, and the off-CPU estimator did not, look like one with less
+ * other work. Returns how many are flagged.
  */
 static size_t outliers(const struct one *e, size_t n, int def, int peer_here, bool *flag)
 {
@@ -351,6 +353,9 @@ static size_t outliers(const struct one *e, size_t n, int def, int peer_here, bo
 		goto out;
 	int have_excess = 1;
 	enum est_src src = these_account(e, n, def);
+	for (size_t i = 0; i < n && peer_here; i++)
+		if (isfinite(e[i].est[def]) && !isfinite(e[i].peer))
+			peer_here = 0;
 	for (size_t i = 0; i < n; i++) {
 		tau[i] = e[i].est[def];
 		excess[i] = tau[i] - account_of(&e[i], src, peer_here);

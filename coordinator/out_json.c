@@ -70,7 +70,7 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 	json_object_set_new(o, "held_us", summary_json(&s->held, 1e3));
 	json_object_set_new(o, "normalised_us", summary_json(&s->norm, 1e3));
 	json_object_set_new(o, "tau0_ref_ns", jout_num(s->tau0_ref_ns));
-	/* the store's reference is shared by every measurement of this CPU; the first calibration's by this one only */
+	/* the store's reference is the same for every measurement of this CPU until the next calibrate; the first calibration's is this one's only */
 	json_object_set_new(o, "tau0_ref_from", !isfinite(s->norm.mean) ? json_null()
 					      : json_string(s->tau0_ref_saved ? "store" : "first_calibration"));
 	json_object_set_new(o, "these_ops_us", summary_json(&s->these, 1e3));

@@ -150,7 +150,7 @@ static void other_estimators(FILE *f, const struct summary *s, const struct seq_
 		fprintf(f, "  normalised   %-24s [the result at the fluid's reference speed %.5f ns/loop: each run\n"
 			   "               scaled by it over the fluid's own speed in that run; %s]\n",
 			mean_ci(&s->norm, a, sizeof a), s->tau0_ref_ns,
-			s->tau0_ref_saved ? "the reference is the calibration\n               store's, shared by every measurement of this CPU"
+			s->tau0_ref_saved ? "the reference is the calibration\n               store's, the same for every measurement of this CPU until the next calibrate"
 					  : "the reference is this\n               measurement's first calibration: compare with another measurement "
 					    "only\n               after 'displace calibrate' saves one for both");
 	if (isfinite(s->these.ci_half)) {

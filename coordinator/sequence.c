@@ -276,7 +276,8 @@ int seq_run(struct seq_ctx *q, struct series *s, uint64_t ops)
 		.irq1 = r.have_irq ? &r.irq1 : NULL,
 		.user_hz = sysconf(_SC_CLK_TCK),
 		.delta_ns = q->o.delta_ns,
-		.peer_ns = have_peer ? (double)(peer1 - peer0) : NAN,
+		/* a thread of the peer's that ended between the reads takes its time with it: unknown */
+		.peer_ns = have_peer && peer1 >= peer0 ? (double)(peer1 - peer0) : NAN,
 		.use_steal = q->o.use_steal,
 	};
 	int bad_cpu;

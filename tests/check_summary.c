@@ -135,15 +135,19 @@ START_TEST(test_summary_excess_is_on_the_estimators_clock)
 	ck_assert(runs[6].outlier && runs[7].outlier && !runs[0].outlier);
 
 	/*
-	 * A peer on the fluid CPU took 1 ms more in pair 3's L run, and the
-	 * estimate holds it: the peer's work is in the account (no outlier)
-	 * unless the peer runs elsewhere (then it is other work on the CPU).
+	 * A peer on the fluid CPU, 20 us per op, which the estimate holds. It
+	 * took 1 ms more in pair 3's L run: the peer's work is in the account
+	 * (no outlier) unless the peer runs elsewhere (then it is other work on
+	 * the CPU).
 	 */
 	runs[6].os_ns[SRC_TASK_CLOCK] += 1e6;
-	for (int i = 0; i < 2 * NPAIRS; i++)
-		runs[i].peer_ns = 0.2 * runs[i].t_put_ns;
+	for (int i = 0; i < 2 * NPAIRS; i++) {
+		runs[i].peer_ns = 20e3 * (double)runs[i].ops;
+		runs[i].t_put_offcpu_ns = runs[i].cpu_offcpu_ns[0] = runs[i].t_put_ns + runs[i].peer_ns;
+	}
 	runs[6].peer_ns += 1e6;
 	runs[6].t_put_offcpu_ns += 1e6;
+	runs[6].cpu_offcpu_ns[0] += 1e6;
 	o.peer_here = 1;
 	sum_compute(runs, 2 * NPAIRS, &o, &sum);
 	ck_assert_uint_eq(sum.outliers, 0);
@@ -151,8 +155,28 @@ START_TEST(test_summary_excess_is_on_the_estimators_clock)
 	sum_compute(runs, 2 * NPAIRS, &o, &sum);
 	ck_assert_uint_eq(sum.outliers, 1);
 	ck_assert(runs[6].outlier);
+
+	/* with the peer in the account, 1 ms of work that is neither the PUT's nor the peer's is still found */
+	o.peer_here = 1;
+	runs[6].peer_ns -= 1e6;
+	sum_compute(runs, 2 * NPAIRS, &o, &sum);
+	ck_assert_uint_eq(sum.outliers, 1);
+	ck_assert(runs[6].outlier && runs[7].outlier);
+
+	/*
+	 * A peer whose CPU time is unknown in one run (its schedstat unreadable,
+	 * or a thread gone between the reads): the test falls back to the PUT's
+	 * own account for every pair and stays on; the peer's flat 20 us per op
+	 * leaves that account's excess flat but for pair 3.
+	 */
+	runs[12].peer_ns = NAN;
+	sum_compute(runs, 2 * NPAIRS, &o, &sum);
+	ck_assert_uint_eq(sum.outliers, 1);
+	ck_assert(runs[6].outlier && runs[7].outlier);
+	ck_assert(isnan(sum.these.mean)); /* these operations' account lacks the peer in one pair: no figure */
 }
 END_TEST
+
 /*
  * Two pairs by hand: T_PUT = S + L tau with S = 2 ms, L = 1000 and 250, tau
  * 100 and 104 us; the fit gives each pair's slope and intercept exactly.

@@ -452,8 +452,8 @@ has out "precision reached for the result (Stein: [0-9]* estimates asked by the 
 # measurement of the CPU), else this measurement's first calibration's, which the output says
 refstore="$tmp/ref/cal.csv"
 mkdir -p "$tmp/ref"
-expect 0 "calibrate a reference" -- "$D" calibrate --cpus 0 --seconds 0.3 --reps 2 --quiet --calibration "$refstore"
-ref_tau0=$(awk -F, 'NR == 2 { print $10 }' "$refstore")
+expect 0 "calibrate a reference" -- "$D" calibrate --cpus 0 --seconds 0.3 --reps 2 --json --calibration "$refstore"
+ref_tau0=$(jq '.cpus[0].tau0_ns' "$tmp/out")
 # shellcheck disable=SC2086
 expect 0 "measure against the stored reference" -- "$D" measure spin --us 50 --cpu 0 --reps 2 $quick \
 	--calibration "$refstore" --json
@@ -474,6 +474,8 @@ has out "measurement's first calibration: compare with another measurement" \
 # shellcheck disable=SC2086
 expect 0 "measure spin json" -- "$D" measure spin --us 50 --reps 3 $quick --json
 has err "--reps 3 rounded up to 4" "measure spin json: an odd --reps"
+json out "measure spin json: no store here, so the normalised cost is at its first calibration's speed" \
+	'.normalised_us.mean == null or (.tau0_ref_from == "first_calibration" and .tau0_ref_ns > 0)'
 json out "measure spin json: runs of L and L/4, in whole pairs" '.reps == 4 and .ops > 0
 	and [.runs[].ops] == [.ops, (.ops / 4 | floor), .ops, (.ops / 4 | floor)]'
 json out "measure spin json: each pair ran its two runs in either order, kept in .order" '[.runs[].order] as $o
