@@ -306,15 +306,24 @@ int measuring_check_truth(const struct session *s, const struct summary *sum, co
 			 label, s->m.cpu, held / 1e3, dev, sum->est[SUM_CLASSIC].mean / 1e3, ipi);
 		untrusted = 1;
 	} else if (sum->estimator == SUM_OFFCPU && held_big) {
-		msg_info("%sthe fluid held CPU %d %.2f µs per operation without progressing (classic %.2f µs less "
+		/*
+		 * A saturated CPU paid 12 % of it on 2026-11-23 and about 70 % on
+		 * 2026-11-24, on the same VM and code (bench/RESULTS.md): which
+		 * share is the host's, so no interval of ours holds it
+		 */
+		msg_warn("%sthe fluid held CPU %d %.2f µs per operation without progressing (classic %.2f µs less "
 			 "off-CPU %.2f), with %.2f wake-up IPIs per operation: the time a hypervisor takes to deliver a "
-			 "wake-up to a running vCPU, which saturation does not pay; the result leaves it out "
-			 "(docs/estimators.md)",
+			 "wake-up to a running vCPU. The result leaves it out, but a saturated CPU can pay part of it "
+			 "(none to most, on the development VM, from one day to the next), so the cost of an operation "
+			 "under load lies between the result and classic, and the CI does not hold that: check it "
+			 "against a saturated run (displace predict --clients; docs/estimators.md)",
 			 label, s->m.cpu, held / 1e3, sum->est[SUM_CLASSIC].mean / 1e3, sum->est[SUM_OFFCPU].mean / 1e3, ipi);
+		untrusted = 1;
 	} else if (sum->estimator != SUM_OFFCPU && held_big) {
 		msg_warn("%sthe %s estimate counts %.2f µs per operation in which the fluid held CPU %d without "
-			 "progressing (%.2f wake-up IPIs per operation): a hypervisor's wake-up delay, which saturation "
-			 "does not pay; the off-CPU estimate is %.2f µs (--estimator off-cpu)",
+			 "progressing (%.2f wake-up IPIs per operation): a hypervisor's wake-up delay, of which a "
+			 "saturated CPU may pay none or part; the off-CPU estimate, which leaves it all out, is %.2f µs "
+			 "(--estimator off-cpu): check both against a saturated run (displace predict --clients)",
 			 label, sum_estimator_name(sum->estimator), held / 1e3, s->m.cpu, ipi,
 			 sum->est[SUM_OFFCPU].mean / 1e3);
 		untrusted = 1;

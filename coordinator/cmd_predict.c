@@ -561,8 +561,10 @@ static int clients_round(struct predict *pd, struct psize *p, unsigned round)
 	int rc = seq_alone(&r->seq, &p->cspin, p->cspin_ops, &rep);
 	if (rc)
 		return rc;
-	/* the spin's own CPU time per operation: OS accounting is right for a spin */
-	double cns = rep.task_clock_ns.avail ? rep.task_clock_ns.v : (double)(rep.end_ns - rep.start_ns);
+	/* the spin's own CPU time per operation: OS accounting is right for a spin (getrusage without --task-clock) */
+	double cns = rep.task_clock_ns.avail			   ? rep.task_clock_ns.v
+		     : rep.utime_ns.avail && rep.stime_ns.avail ? rep.utime_ns.v + rep.stime_ns.v
+								: (double)(rep.end_ns - rep.start_ns);
 	p->c_round[j] = rep.ops ? cns / (double)rep.ops : NAN;
 	size_t need = (j + 1) * nk;
 	double *t = vec_grow(p->k_tput, &p->kcap, need - 1, sizeof *t);

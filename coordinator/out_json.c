@@ -190,6 +190,9 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 		json_object_set_new(jr, "e_backgr_ns", jout_num(r->bg_ns));
 		json_object_set_new(jr, "peer_ns", jout_num(r->peer_ns));
 		json_object_set_new(jr, "bytes", jout_num(r->bytes));
+		/* the PUT's context switches (getrusage): each one pays perf's hooks when it has a task-clock */
+		json_object_set_new(jr, "put_nvcsw", json_integer(r->nvcsw));
+		json_object_set_new(jr, "put_nivcsw", json_integer(r->nivcsw));
 		if (r->remote.ncpu) {
 			json_object_set_new(jr, "remote_t_put_ns", jout_num(r->remote.t_put_ns));
 			json_object_set_new(jr, "remote_t_put_off_cpu_ns", jout_num(r->remote.t_put_offcpu_ns));

@@ -62,7 +62,9 @@ void out_text_os_table(FILE *f, const struct summary *s, const struct seq_opts *
 			snprintf(pct, sizeof pct, "n/a");
 		fprintf(f, "    %-11s %10s   %-18s\n", est_src_name((enum est_src)k), us(o->mean, b, sizeof b), pct);
 		/* an unavailable source says why, as put reported it */
-		if (!isfinite(o->mean) && s->os_why[k][0])
+		if (!isfinite(o->mean) && !strcmp(s->os_why[k], "ECANCELED"))
+			fprintf(f, "        not counted: --task-clock counts it, at a cost to each of the PUT's context switches. ");
+		else if (!isfinite(o->mean) && s->os_why[k][0])
 			fprintf(f, "        not available: %s%s. ", s->os_why[k],
 				!strcmp(s->os_why[k], "EOPNOTSUPP") ? " (it cannot count the commands exec runs)" : "");
 		else

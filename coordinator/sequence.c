@@ -102,6 +102,8 @@ char **seq_put_argv(const struct seq_ctx *q, const struct series *s, uint64_t op
 		snprintf(bufs[3], 32, "%" PRIu64 "ns", (uint64_t)random() % q->o.sim_res_ns);
 		argv[k++] = bufs[3];
 	}
+	if (q->o.no_task_clock)
+		argv[k++] = "--no-task-clock";
 	for (int i = 0; i < s->nput_opts && k < max - 1; i++)
 		argv[k++] = (char *)s->put_opts[i];
 	series_argv(s, argv + k, max - k, bufs[4]);

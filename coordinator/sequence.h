@@ -34,6 +34,7 @@ struct seq_opts {
 	int peer_cpu;
 	struct remote *remote;       /* the peer host's fluids (--remote-cpus), calibrated and run with the local ones; NULL: none */
 	int flows;                   /* --flows K: the PUT's connections at once (1: one) */
+	int no_task_clock;           /* no perf counter on the PUT (put --no-task-clock): not --task-clock */
 	struct schedtrace *trace;    /* --trace-others: the scheduler trace each fluid window is read against; NULL: none */
 };
 

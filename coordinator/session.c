@@ -228,6 +228,7 @@ int session_setup(struct session *s)
 					"keep the real clock");
 	o.cpu = m->cpu;
 	o.flows = m->flows > 1 ? (int)m->flows : 1;
+	o.no_task_clock = !m->task_clock;
 	/* the peer's CPU is checked now, before anything is started */
 	if (s->w->peer && !m->peer_arg && (rc = choose_peer_cpu(s, &s->peer_cpu)))
 		return rc;

@@ -24,11 +24,12 @@ struct acct {
 };
 
 /*
- * acct_open - prepare the sources; perf task-clock is opened disabled,
- * counting this process (and, with children, its descendants). Never
- * fails: an unavailable source is kept as its -errno.
+ * acct_open - prepare the sources; perf task-clock, when task_clock is
+ * set, is opened disabled, counting this process (and, with children, its
+ * descendants). Never fails: an unavailable source is kept as its -errno
+ * (-ECANCELED: not asked for).
  */
-void acct_open(struct acct *a, int children);
+void acct_open(struct acct *a, int children, int task_clock);
 /* acct_start - reset and enable task-clock (ioctl), take the other snapshots */
 void acct_start(struct acct *a);
 /* acct_stop - disable task-clock (ioctl) and take the final snapshots */

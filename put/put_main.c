@@ -33,7 +33,7 @@ enum { PUT_OK = 0, PUT_FAILED = 1, PUT_USAGE = 2, PUT_RESOURCE = 3, PUT_UNAVAILA
 static void usage(FILE *f)
 {
 	fputs("usage: put [--cpu N] [--ops L] [--clock-resolution D [--clock-phase P]] [--op-times FILE]\n"
-	      "           [--think-us C | --think-loops N] [--start-at NS]\n"
+	      "           [--think-us C | --think-loops N] [--start-at NS] [--no-task-clock]\n"
 	      "           WORKLOAD [options]\n"
 	      "       put --list\n"
 	      "       put serve [--listen ADDR[:PORT]] [--cpu N] ...   the peer; see 'put serve --help'\n"
@@ -57,6 +57,10 @@ static void usage(FILE *f)
 	      "  --think-loops N  spins exactly N loops instead (no calibration)\n"
 	      "  --start-at NS    after set-up, wait until CLOCK_MONOTONIC reaches NS\n"
 	      "                   before the first operation: clients start together\n"
+	      "  --no-task-clock  no perf task-clock counter on put: its context switches\n"
+	      "                   then pay no perf hooks (they cost about 0.5 us a switch\n"
+	      "                   on a VM, bench/counter-cost), and the report gives\n"
+	      "                   task_clock_ns=n/a:ECANCELED\n"
 	      "\n"
 	      "Workloads:\n",
 	      f);
@@ -159,7 +163,7 @@ int main(int argc, char **argv)
 	const char *op_times = NULL;
 	double think_us = 0;
 	uint64_t think_loops = 0, sink = 0, start_at = 0;
-	int i;
+	int i, task_clock = 1;
 	char err[512] = "";
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
@@ -175,6 +179,10 @@ int main(int argc, char **argv)
 				printf("%s%s%s\n", put_workloads[k]->name, why ? " unavailable: " : "", why ? why : "");
 			}
 			return PUT_OK;
+		}
+		if (!strcmp(argv[i], "--no-task-clock")) {
+			task_clock = 0;
+			continue;
 		}
 		if ((v = cli_opt_value(argc, argv, &i, "--cpu", &missing)))
 			rc = cli_parse_int(v, 0, CLI_MAX_CPUS - 1, &cpu);
@@ -284,7 +292,7 @@ int main(int argc, char **argv)
 		}
 	}
 	struct acct a;
-	acct_open(&a, w->counts_children);
+	acct_open(&a, w->counts_children, task_clock);
 	if (start_at) {
 		struct timespec ts = { .tv_sec = (time_t)(start_at / 1000000000u), .tv_nsec = (long)(start_at % 1000000000u) };
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)

@@ -495,6 +495,24 @@ json out "measure spin json: the least busy CPU without a fluid, and the runs' b
 	or (.other_cpu_busy | .cpu != 0 and .busy_pct >= 0 and .busy_pct <= 100))
 	and (.runs | all(.[]; (.others_share | . == null or (. >= -0.01 and . <= 1))
 		and (.e_backgr_ns | . == null or . >= 0)))'
+# no perf counter on the PUT unless --task-clock: each of its context switches would pay perf's hooks
+json out "measure spin json: no task-clock on the PUT by default, and each run's context switches" \
+	'.tau_put_us.task_clock == null and .tau_put_us.getrusage > 0
+	and (.runs | all(.[]; (.put_nvcsw | type) == "number" and .put_nvcsw >= 0 and .put_nivcsw >= 0))'
+# shellcheck disable=SC2086
+expect 0 "measure spin text" -- "$D" measure spin --us 50 --reps 2 $quick
+has out "not counted: --task-clock counts it" "measure spin text: why there is no task-clock"
+expect 0 "put --no-task-clock" -- "$BIN/put" --ops 2 --no-task-clock spin --us 10
+has out "task_clock_ns=n/a:ECANCELED" "put --no-task-clock: the report says it was not asked for"
+expect 0 "put counts its task-clock" -- "$BIN/put" --ops 2 spin --us 10
+if grep -q "task_clock_ns=n/a" "$tmp/out"; then
+	echo "note: perf cannot count put's task-clock here ($(grep -o 'task_clock_ns=[^ ]*' "$tmp/out")): --task-clock not checked" >&2
+else
+	has out "task_clock_ns=[0-9]" "put: the report gives the task-clock"
+	# shellcheck disable=SC2086
+	expect 0 "measure spin --task-clock" -- "$D" measure spin --us 50 --reps 2 $quick --task-clock --json
+	json out "measure spin --task-clock: the PUT's task-clock is counted" '.tau_put_us.task_clock > 0'
+fi
 
 # every CPU without a fluid busy (a loop on CPU 1, bounded in time): the host's other tasks had only the
 # measured CPU, so displace warns that the CI may not hold, and --strict says so in its status. Only on a
