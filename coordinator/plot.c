@@ -59,6 +59,15 @@ static void x_span(const struct plot_series *s, size_t ns, double *lo, double *h
 		*lo = *hi = 0;
 }
 
+/* series k has a point to draw (a source not measured, such as the task-clock without --task-clock, has none) */
+static int has_point(const struct plot_series *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (isfinite(s->x[i]) && isfinite(s->y[i]))
+			return 1;
+	return 0;
+}
+
 /* a gnuplot string literal: single quotes, doubled inside; the caller checked safetext_printable() */
 static void gp_str(FILE *f, const char *s)
 {
@@ -159,8 +168,15 @@ int plot_write(const char *svg_path, const char *title, const char *xlabel, cons
 	FILE *f = open_memstream(&text, &len);
 	if (!f)
 		return -ENOMEM;
-	/* one gnuplot data block per series, separated by two blank lines */
+	/*
+	 * One gnuplot data block per series with a point, separated by two
+	 * blank lines. gnuplot does not count a block of comments alone, so an
+	 * empty series (a source not measured) would shift every later index
+	 * onto the wrong title: it is left out here and from the plot command
+	 */
 	for (size_t k = 0; k < ns; k++) {
+		if (!has_point(&s[k]))
+			continue;
 		fprintf(f, "# %s\n", s[k].title);
 		for (size_t i = 0; i < s[k].n; i++)
 			if (isfinite(s[k].x[i]) && isfinite(s[k].y[i]))
@@ -204,21 +220,25 @@ int plot_write(const char *svg_path, const char *title, const char *xlabel, cons
 		fputs("set logscale x\n", f);
 	fprintf(f, "# the series are drawn up to %.1f%% of the x range apart, so that their CI bars stay apart\nplot ",
 		100 * DODGE * (double)(ns > 0 ? ns - 1 : 0) / 2);
+	int drawn = 0; /* the data block's index: series with a point only */
 	for (size_t k = 0; k < ns; k++) {
 		double d = DODGE * ((double)k - (double)(ns - 1) / 2);
 		char x[64];
+		if (!has_point(&s[k]))
+			continue;
 		if (logx)
 			snprintf(x, sizeof x, "($1*%.9g)", pow(hi / lo, d));
 		else
 			snprintf(x, sizeof x, "($1%+.9g)", d * (hi > lo ? hi - lo : fabs(hi)));
-		if (k)
+		if (drawn)
 			fputs(", \\\n     ", f);
 		gp_str(f, dat);
 		if (s[k].base)
-			fprintf(f, " index %zu using 1:4:2 with filledcurves fillstyle solid 0.4 title ", k);
+			fprintf(f, " index %d using 1:4:2 with filledcurves fillstyle solid 0.4 title ", drawn);
 		else
-			fprintf(f, " index %zu using %s:2%s with %s lw 2 title ", k, x, s[k].err ? ":3" : "",
+			fprintf(f, " index %d using %s:2%s with %s lw 2 title ", drawn, x, s[k].err ? ":3" : "",
 				s[k].err ? "yerrorlines" : "linespoints");
+		drawn++;
 		gp_str(f, s[k].title);
 	}
 	fputs("\n", f);

@@ -4,6 +4,7 @@
 #include "tests/testutil.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,41 @@ START_TEST(test_plot_quotes_every_string_in_the_script)
 }
 END_TEST
 
+/*
+ * A source with no value (the task-clock without --task-clock) is in
+ * neither the data nor the plot command. gnuplot counts no block of
+ * comments alone, so its empty block moved every later source onto the
+ * previous title, and the last index found no data
+ */
+START_TEST(test_plot_leaves_out_a_series_with_no_point)
+{
+	static const double none[] = { NAN, NAN };
+	char dir[300], path[400], gp[400], hint[512], script[4096];
+	snprintf(dir, sizeof dir, "%s", tu_scratch_path("empty"));
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	snprintf(path, sizeof path, "%s/p.svg", dir);
+	snprintf(gp, sizeof gp, "%s/p.gp", dir);
+	struct plot_series s[] = { { "displacement", x, y, e, 2, NULL },
+				   { "task-clock", x, none, none, 2, NULL },
+				   { "getrusage", x, y, NULL, 2, NULL } };
+	int rc = plot_write(path, "t", "size", "µs", s, 3, hint, sizeof hint);
+	ck_assert_msg(rc == 0 || rc == 1, "plot_write: %d (%s)", rc, hint);
+	ck_assert_int_gt(tu_read_file(gp, script, sizeof script), 0);
+	ck_assert_ptr_nonnull(strstr(script, "index 0 "));
+	ck_assert_ptr_nonnull(strstr(script, "index 1 "));
+	ck_assert_ptr_null(strstr(script, "index 2 "));
+	ck_assert_ptr_null(strstr(script, "'task-clock'"));
+	/* getrusage is the second block of the data and index 1 of the script */
+	ck_assert_ptr_nonnull(strstr(script, "index 1 using ($1+"));
+	char dat[400], data[1024];
+	snprintf(dat, sizeof dat, "%s/p.dat", dir);
+	ck_assert_int_gt(tu_read_file(dat, data, sizeof data), 0);
+	ck_assert_ptr_null(strstr(data, "task-clock"));
+	char *second = strstr(data, "\n\n\n# getrusage\n");
+	ck_assert_ptr_nonnull(second);
+}
+END_TEST
+
 START_TEST(test_plot_never_writes_through_a_symlink)
 {
 	char dir[300], path[400], dat[400], victim[400], hint[512];
@@ -99,6 +135,7 @@ Suite *plot_suite(void)
 	tcase_add_unchecked_fixture(tc, tu_scratch_setup, tu_scratch_teardown);
 	tcase_add_test(tc, test_plot_path_with_newline_runs_nothing);
 	tcase_add_test(tc, test_plot_quotes_every_string_in_the_script);
+	tcase_add_test(tc, test_plot_leaves_out_a_series_with_no_point);
 	tcase_add_test(tc, test_plot_never_writes_through_a_symlink);
 	suite_add_tcase(s, tc);
 	return s;

@@ -223,14 +223,17 @@ START_TEST(test_sweep_plot_writes_svg_or_script)
 	const char *p = strchr(dat, '\n');
 	ck_assert_ptr_nonnull(p);
 	ck_assert_msg(!strncmp(p + 1, "1000 ", 5) && strstr(p, "\n2000 "), "%.200s", dat);
-	/* the key under the graph, off the data; CI bars for displacement and each OS source */
+	/* the key under the graph, off the data; CI bars for displacement and each OS source measured (no task-clock
+	 * without --task-clock) */
 	char gp[1 << 14];
 	ck_assert_int_gt(tu_read_file(tu_case_path("cost.gp"), gp, sizeof gp), 0);
 	ck_assert_msg(strstr(gp, "\nset key outside below"), "%s", gp);
 	int bars = 0;
 	for (const char *q = gp; (q = strstr(q, " with yerrorlines ")); q++)
 		bars++;
-	ck_assert_int_eq(bars, 1 + EST_NSRC);
+	ck_assert_int_eq(bars, EST_NSRC);
+	ck_assert_ptr_null(strstr(gp, "'task-clock'"));
+	ck_assert_ptr_null(strstr(dat, "# task-clock"));
 	if (tu_run((char *const[]){ "/bin/sh", "-c", "command -v gnuplot", NULL }, NULL, 0, NULL, 0) == 0) {
 		char text[1 << 16];
 		ck_assert_int_gt(tu_read_file(svg, text, sizeof text), 0);
