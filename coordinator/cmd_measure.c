@@ -253,7 +253,7 @@ int cmd_measure(int argc, char **argv)
 	measuring_busy_add(&busy, &sum);
 	if (measuring_warn_busy(&r, &busy))
 		untrusted = 1;
-	if (measuring_check_truth(&r, &sum, ""))
+	if (measuring_check_truth(&r, &sum, "", NULL))
 		untrusted = 1;
 	if (sum.cmd_status > 0)
 		msg_warn("the command exited with status %d in some runs", sum.cmd_status);

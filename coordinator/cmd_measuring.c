@@ -269,8 +269,12 @@ static int put_cpu_index(const struct session *s, const struct summary *sum)
 	return -1;
 }
 
-int measuring_check_truth(const struct session *s, const struct summary *sum, const char *label)
+int measuring_check_truth(const struct session *s, const struct summary *sum, const char *label,
+			  struct measuring_said *said)
 {
+	struct measuring_said once = { 0, 0 };
+	if (!said)
+		said = &once;
 	int untrusted = 0, i = put_cpu_index(s, sum);
 	double ipi = i >= 0 ? sum->ipi_per_op[i] : NAN, dev = i >= 0 ? sum->dev_irq_per_op[i] : NAN;
 	double tau = fabs(sum->tau.mean), held = sum->held.mean;
@@ -288,12 +292,17 @@ int measuring_check_truth(const struct session *s, const struct summary *sum, co
 		char ci[32] = "";
 		if (isfinite(p->cpu_change.ci_half))
 			snprintf(ci, sizeof ci, " ± %.1f", p->cpu_change.ci_half);
-		msg_warn("%sbeside the fluid the PUT's own CPU time per operation changed by %+.3f µs (%+.1f%%%s: %.3f "
-			 "against %.3f alone), %.1f%% of the cost: the fluid perturbs it (cache, context switches), so "
-			 "the cost is that of the PUT beside a busy CPU; check it against a saturated run (displace "
-			 "predict --clients)",
-			 label, delta / 1e3, p->cpu_change.mean, ci, p->cpu_corun.mean / 1e3, p->cpu_alone.mean / 1e3,
-			 100 * fabs(delta) / tau);
+		if (said->perturb++)
+			msg_warn("%sbeside the fluid the PUT's own CPU time per operation changed by %+.3f µs (%+.1f%%%s), "
+				 "%.1f%% of the cost: the fluid perturbs it, as above",
+				 label, delta / 1e3, p->cpu_change.mean, ci, 100 * fabs(delta) / tau);
+		else
+			msg_warn("%sbeside the fluid the PUT's own CPU time per operation changed by %+.3f µs (%+.1f%%%s: %.3f "
+				 "against %.3f alone), %.1f%% of the cost: the fluid perturbs it (cache, context switches), so "
+				 "the cost is that of the PUT beside a busy CPU; check it against a saturated run (displace "
+				 "predict --clients)",
+				 label, delta / 1e3, p->cpu_change.mean, ci, p->cpu_corun.mean / 1e3, p->cpu_alone.mean / 1e3,
+				 100 * fabs(delta) / tau);
 		untrusted = 1;
 	}
 	if (sum->estimator == SUM_OFFCPU && held_big && dev >= 0.1) {
@@ -311,13 +320,18 @@ int measuring_check_truth(const struct session *s, const struct summary *sum, co
 		 * 2026-11-24, on the same VM and code (bench/RESULTS.md): which
 		 * share is the host's, so no interval of ours holds it
 		 */
-		msg_warn("%sthe fluid held CPU %d %.2f µs per operation without progressing (classic %.2f µs less "
-			 "off-CPU %.2f), with %.2f wake-up IPIs per operation: the time a hypervisor takes to deliver a "
-			 "wake-up to a running vCPU. The result leaves it out, but a saturated CPU can pay part of it "
-			 "(none to most, on the development VM, from one day to the next), so the cost of an operation "
-			 "under load lies between the result and classic, and the CI does not hold that: check it "
-			 "against a saturated run (displace predict --clients; docs/estimators.md)",
-			 label, s->m.cpu, held / 1e3, sum->est[SUM_CLASSIC].mean / 1e3, sum->est[SUM_OFFCPU].mean / 1e3, ipi);
+		if (said->held++)
+			msg_warn("%sthe fluid held CPU %d %.2f µs per operation without progressing (classic %.2f µs less "
+				 "off-CPU %.2f): as above, the cost under load lies between the two",
+				 label, s->m.cpu, held / 1e3, sum->est[SUM_CLASSIC].mean / 1e3, sum->est[SUM_OFFCPU].mean / 1e3);
+		else
+			msg_warn("%sthe fluid held CPU %d %.2f µs per operation without progressing (classic %.2f µs less "
+				 "off-CPU %.2f), with %.2f wake-up IPIs per operation: the time a hypervisor takes to deliver a "
+				 "wake-up to a running vCPU. The result leaves it out, but a saturated CPU can pay part of it "
+				 "(none to most, on the development VM, from one day to the next), so the cost of an operation "
+				 "under load lies between the result and classic, and the CI does not hold that: check it "
+				 "against a saturated run (displace predict --clients; docs/estimators.md)",
+				 label, s->m.cpu, held / 1e3, sum->est[SUM_CLASSIC].mean / 1e3, sum->est[SUM_OFFCPU].mean / 1e3, ipi);
 		untrusted = 1;
 	} else if (sum->estimator != SUM_OFFCPU && held_big) {
 		msg_warn("%sthe %s estimate counts %.2f µs per operation in which the fluid held CPU %d without "

@@ -81,9 +81,16 @@ int measuring_warn_busy(const struct session *s, const struct measuring_busy *b)
  * PUT's own CPU time by more than MEASURING_MAX_CHANGE_PCT of the result;
  * held time that may hide device-interrupt work), and returns 1 then;
  * notes for what explains a difference without changing the result.
+ * said (NULL: one summary) keeps what was explained in full, for the
+ * next summaries to say it short.
  */
 #define MEASURING_MAX_CHANGE_PCT 5.0
-int measuring_check_truth(const struct session *s, const struct summary *sum, const char *label);
+/* what measuring_check_truth has explained already, so that a sweep's later sizes say it in a line */
+struct measuring_said {
+	int perturb, held;
+};
+int measuring_check_truth(const struct session *s, const struct summary *sum, const char *label,
+			  struct measuring_said *said);
 /*
  * measuring_stop_json - the rule and its stages, for the JSON's "stopping":
  * "naive", or {rule, n0, s0_us, [n1, s1_us,] target_n}

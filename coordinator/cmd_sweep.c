@@ -361,10 +361,11 @@ int cmd_sweep(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		measuring_busy_add(&shared, &sum[i]);
 	int busy = measuring_warn_busy(&r, &shared);
+	struct measuring_said said = { 0, 0 };
 	for (size_t i = 0; i < n; i++) {
 		char label[48];
 		snprintf(label, sizeof label, "%" PRIu64 " B: ", ser[i].size_bytes);
-		busy |= measuring_check_truth(&r, &sum[i], label);
+		busy |= measuring_check_truth(&r, &sum[i], label, &said);
 	}
 	if (r.m.precision && !met && !r.interrupted) {
 		msg_warn("not every size's %s reached ±%.2f%%", measuring_target_name(&r), 100 * r.m.precision);
