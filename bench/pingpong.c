@@ -54,10 +54,11 @@ int main(int argc, char **argv)
 	}
 	long n = atol(argv[1]);
 	int watched = atoi(argv[2]), cpu = atoi(argv[3]);
-	if (n < 1 || n > 100000000 || watched < 0 || watched > 2) {
-		fprintf(stderr, "pingpong: ROUND_TRIPS 1 to 1e8, WATCHED 0 to 2\n");
+	if (n < 1 || n > 10000000 || watched < 0 || watched > 2 || cpu < 0 || cpu >= CPU_SETSIZE) {
+		fprintf(stderr, "pingpong: ROUND_TRIPS 1 to 1e7, WATCHED 0 to 2, CPU 0 to %d\n", CPU_SETSIZE - 1);
 		return 2;
 	}
+	signal(SIGPIPE, SIG_IGN); /* a partner gone: write fails, and the loop says so */
 	cpu_set_t set;
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
@@ -79,7 +80,7 @@ int main(int argc, char **argv)
 	if (pid == 0) {
 		close(to[1]);
 		close(from[0]);
-		alarm(120); /* bounded, whatever the parent does */
+		alarm(300); /* bounded, whatever the parent does (1e7 trips take about 60 s) */
 		while (read(to[0], &c, 1) == 1 && write(from[1], &c, 1) == 1)
 			;
 		_exit(0);

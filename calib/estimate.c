@@ -87,7 +87,7 @@ int est_cpu_from(const struct fluid_report *corun, const struct est_cal *before,
 	double g = (before->g_nosteal + after->g_nosteal) / 2;
 	if (!use_steal)
 		e->steal_ns = 0;
-	else if (put_cpu)
+	else if (put_cpu && isfinite(put_steal_ns))
 		e->steal_ns = fluid_steal_ns(corun) + put_steal_ns;
 	else
 		e->steal_ns = (before->steal_ns / before->wall_ns + after->steal_ns / after->wall_ns) / 2 * e->t2_ns;
@@ -180,14 +180,14 @@ static double procstat_sys_ns(const struct est_run_in *in, int cpu)
 static double put_steal_ns(const struct put_report *p)
 {
 	if (!p->task_clock_ns.avail)
-		return 0;
+		return NAN; /* not counted (no --task-clock): est_cpu_from takes the calibrations' rate */
 	if (p->schedstat_ns.avail)
 		return p->task_clock_ns.v - p->schedstat_ns.v;
 	if (p->cputime_ns.avail)
 		return p->task_clock_ns.v - p->cputime_ns.v;
 	if (p->utime_ns.avail && p->stime_ns.avail)
 		return p->task_clock_ns.v - p->utime_ns.v - p->stime_ns.v;
-	return 0;
+	return NAN;
 }
 
 /* one fluid CPU's estimates (index i of its end) added to that end's sums */

@@ -107,8 +107,10 @@ struct est_cpu {
  * On the PUT's CPU (put_cpu), steal is the fluid's task-clock minus CPU
  * time plus the PUT's (put_steal_ns): summed over both tasks, the time the
  * two clocks attribute differently at context switches cancels. On other
- * CPUs, where tasks displace does not see may run (the peer), steal is the
- * calibrations' steal rate times T_F(2). use_steal as for est_cal_from.
+ * CPUs, where tasks displace does not see may run (the peer), and on the
+ * PUT's when its difference is unknown (NAN: the PUT has no task-clock
+ * without --task-clock), steal is the calibrations' steal rate times
+ * T_F(2). use_steal as for est_cal_from.
  */
 int est_cpu_from(const struct fluid_report *corun, const struct est_cal *before, const struct est_cal *after,
 		 double tau_sd_ns, int put_cpu, double put_steal_ns, int use_steal, struct est_cpu *e);

@@ -32,8 +32,9 @@ static void usage(FILE *f)
 	      "operations (a null run when L < 4), in a random order within each pair,\n"
 	      "each bracketed by calibrations of the fluid; the slope of T_PUT against L\n"
 	      "is the cost per operation and the intercept the start-up cost. Beside it\n"
-	      "stand the OS's own figures (getrusage, perf task-clock, schedstat,\n"
-	      "/proc/stat) with their paired % difference, and an error budget.\n"
+	      "stand the OS's own figures (getrusage, schedstat, /proc/stat, and perf\n"
+	      "task-clock under --task-clock) with their paired % difference, and an\n"
+	      "error budget.\n"
 	      "\n"
 	      "Workloads (see 'displace workloads'):\n",
 	      f);

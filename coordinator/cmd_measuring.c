@@ -272,7 +272,7 @@ static int put_cpu_index(const struct session *s, const struct summary *sum)
 int measuring_check_truth(const struct session *s, const struct summary *sum, const char *label,
 			  struct measuring_said *said)
 {
-	struct measuring_said once = { 0, 0 };
+	struct measuring_said once = { 0, 0, 0 };
 	if (!said)
 		said = &once;
 	int untrusted = 0, i = put_cpu_index(s, sum);
@@ -320,18 +320,23 @@ int measuring_check_truth(const struct session *s, const struct summary *sum, co
 		 * 2026-11-24, on the same VM and code (bench/RESULTS.md): which
 		 * share is the host's, so no interval of ours holds it
 		 */
+		char why[160] = "";
+		if (ipi >= 0.5)
+			snprintf(why, sizeof why, ", with %.2f wake-up IPIs per operation: the time a hypervisor takes to "
+				 "deliver a wake-up to a running vCPU", ipi);
 		if (said->held++)
 			msg_warn("%sthe fluid held CPU %d %.2f µs per operation without progressing (classic %.2f µs less "
 				 "off-CPU %.2f): as above, the cost under load lies between the two",
 				 label, s->m.cpu, held / 1e3, sum->est[SUM_CLASSIC].mean / 1e3, sum->est[SUM_OFFCPU].mean / 1e3);
 		else
 			msg_warn("%sthe fluid held CPU %d %.2f µs per operation without progressing (classic %.2f µs less "
-				 "off-CPU %.2f), with %.2f wake-up IPIs per operation: the time a hypervisor takes to deliver a "
-				 "wake-up to a running vCPU. The result leaves it out, but a saturated CPU can pay part of it "
+				 "off-CPU %.2f)%s. The result leaves it out, but a saturated CPU can pay part of it "
 				 "(none to most, on the development VM, from one day to the next), so the cost of an operation "
-				 "under load lies between the result and classic, and the CI does not hold that: check it "
-				 "against a saturated run (displace predict --clients; docs/estimators.md)",
-				 label, s->m.cpu, held / 1e3, sum->est[SUM_CLASSIC].mean / 1e3, sum->est[SUM_OFFCPU].mean / 1e3, ipi);
+				 "under load lies between the result and classic, and the CI does not hold that: %s "
+				 "(docs/estimators.md)",
+				 label, s->m.cpu, held / 1e3, sum->est[SUM_CLASSIC].mean / 1e3, sum->est[SUM_OFFCPU].mean / 1e3,
+				 why, said->saturating ? "the saturated runs here are the check"
+						  : "check it against a saturated run (displace predict --clients)");
 		untrusted = 1;
 	} else if (sum->estimator != SUM_OFFCPU && held_big) {
 		msg_warn("%sthe %s estimate counts %.2f µs per operation in which the fluid held CPU %d without "

@@ -77,7 +77,8 @@ static void usage(FILE *f)
 		"CPU. For each size, in interleaved rounds:\n"
 		"  1. cost: one blocking operation beside the fluid, as 'sweep' measures\n"
 		"     it (an L run and an L/4 run), by every estimator and OS source;\n"
-		"  2. c: the compute spin alone, by its own task-clock;\n"
+		"  2. c: the compute spin alone, by its own CPU time (getrusage; its\n"
+		"     task-clock under --task-clock);\n"
 		"  3. saturation: K1, then K2 clients at once, no fluid: operations per\n"
 		"     second, with both CPUs' busy shares. A run counts when the measured\n"
 		"     CPU was at least 95%% busy and the peer's below 90%%; otherwise the\n"
@@ -541,9 +542,14 @@ static int saturated_run(struct predict *pd, struct psize *p)
 	if (rc)
 		return rc;
 	double wall = (double)(rep.end_ns - rep.start_ns);
+	/* the sender's CPU time: its task-clock under --task-clock, else its scheduler time (schedstat, getrusage) */
+	double cpu = rep.task_clock_ns.avail			 ? rep.task_clock_ns.v
+		     : rep.schedstat_ns.avail			 ? rep.schedstat_ns.v
+		     : rep.utime_ns.avail && rep.stime_ns.avail ? rep.utime_ns.v + rep.stime_ns.v
+								: NAN;
 	return add_sat(p, (struct pred_sat){
 				  .tput = wall > 0 ? (double)rep.ops / wall * 1e9 : NAN,
-				  .share = wall > 0 && rep.task_clock_ns.avail ? rep.task_clock_ns.v / wall : NAN,
+				  .share = wall > 0 ? cpu / wall : NAN,
 				  .peer_busy = NAN,
 			  });
 }
@@ -961,7 +967,7 @@ static int warn(struct predict *pd, int failed)
 			 "(other work on CPU %d, or it waited for replies: try a larger --window)",
 			 unsat, 100 * PRED_MIN_SAT_SHARE, r->m.cpu);
 	int host_busy = measuring_warn_busy(r, &busy);
-	struct measuring_said said = { 0, 0 };
+	struct measuring_said said = { 0, 0, clients_mode(pd) };
 	for (size_t i = 0; i < pd->n; i++) {
 		char label[64];
 		snprintf(label, sizeof label, "%" PRIu64 " B, the blocking operation: ", pd->ps[i].size);

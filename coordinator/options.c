@@ -122,10 +122,11 @@ void opts_help_measurement(FILE *f, const char *cmd)
 	      "                       these operations (narrower across CPUs than\n"
 	      "                       getrusage); or not (default). Every context switch\n"
 	      "                       of a task with one pays perf's hooks, which the\n"
-	      "                       result counts as the PUT's: on this VM +1.1 to 1.3\n"
-	      "                       us per op for a 2 KB tcp send on one CPU, and about\n"
-	      "                       +2.5 across CPUs, where the noise is larger\n"
-	      "                       (bench/counter-cost)\n"
+	      "                       result counts as the PUT's: on the development VM\n"
+	      "                       +1.1 to 1.4 us per op for a 2 KB tcp send on one\n"
+	      "                       CPU, and about +2.5 across CPUs, where the noise is\n"
+	      "                       larger (bench/counter-cost). Only with the off-CPU\n"
+	      "                       estimator is it the these-ops account\n"
 	      "  --clock-resolution D quantise every timestamp (fluid, put) to a simulated\n"
 	      "                       clock of resolution D with a random phase, e.g. 1ms\n"
 	      "  --calibration FILE   the calibration store to compare with (see calibrate)\n",
@@ -152,7 +153,8 @@ void opts_help_output(FILE *f, const char *cmd, const char *more)
 	      "                       not when --json output goes to a pipe or file\n"
 	      "  --strict             exit 5 if the result is untrustworthy (CI not reached,\n"
 	      "                       outliers, a CPU shared with another process, noisy\n"
-	      "                       host)\n"
+	      "                       host, the fluid perturbing the PUT, or time the\n"
+	      "                       fluid was held that a loaded CPU may pay)\n"
 	      "  -h, --help           this help\n",
 	      f);
 	if (strcmp(cmd, "predict"))

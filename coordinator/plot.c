@@ -163,6 +163,13 @@ int plot_write(const char *svg_path, const char *title, const char *xlabel, cons
 		if (!safetext_printable(s[k].title))
 			return -EINVAL;
 
+	size_t shown = 0; /* the series with a point: the data's blocks and the plot command's */
+	for (size_t k = 0; k < ns; k++)
+		shown += (size_t)has_point(&s[k]);
+	if (!shown) {
+		snprintf(hint, hintlen, "nothing to plot: no series has a value");
+		return -ENODATA;
+	}
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
@@ -219,10 +226,10 @@ int plot_write(const char *svg_path, const char *title, const char *xlabel, cons
 	if (logx)
 		fputs("set logscale x\n", f);
 	fprintf(f, "# the series are drawn up to %.1f%% of the x range apart, so that their CI bars stay apart\nplot ",
-		100 * DODGE * (double)(ns > 0 ? ns - 1 : 0) / 2);
+		100 * DODGE * (double)(shown - 1) / 2);
 	int drawn = 0; /* the data block's index: series with a point only */
 	for (size_t k = 0; k < ns; k++) {
-		double d = DODGE * ((double)k - (double)(ns - 1) / 2);
+		double d = DODGE * ((double)drawn - (double)(shown - 1) / 2);
 		char x[64];
 		if (!has_point(&s[k]))
 			continue;

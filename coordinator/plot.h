@@ -23,7 +23,8 @@ int plot_check_path(const char *svg_path);
  * then run gnuplot on the script if it is installed; the script sends the
  * SVG to standard output. Returns 0 if the SVG was written, 1 if gnuplot
  * is missing (the script and data are there, and hint says how to render
- * them), -EINVAL for a control character in a path or title, -EIO if
+ * them), -EINVAL for a control character in a path or title, -ENODATA if
+ * no series has a value (hint says so; nothing is written), -EIO if
  * gnuplot failed (hint says so), or -errno.
  */
 int plot_write(const char *svg_path, const char *title, const char *xlabel, const char *ylabel,

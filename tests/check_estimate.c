@@ -169,6 +169,9 @@ START_TEST(test_steal_is_taken_out_of_both_steps)
 	/* another CPU: the calibrations' rate, 2 ms per 102 ms, times T_F(2) */
 	est_cpu_from(&run, &c, &c, 0, 0, 1e6, 1, &e);
 	ck_assert_double_eq_tol(e.steal_ns, 2e6 / 1.02e8 * 1.3e8, 1.0);
+	/* the PUT's CPU with the PUT's difference unknown (no --task-clock): the same rate, not the fluid's alone */
+	est_cpu_from(&run, &c, &c, 0, 1, NAN, 1, &e);
+	ck_assert_double_eq_tol(e.steal_ns, 2e6 / 1.02e8 * 1.3e8, 1.0);
 	/* with IRQ time accounting the difference is not steal */
 	est_cpu_from(&run, &c, &c, 0, 1, 1e6, 0, &e);
 	ck_assert_double_eq_tol(e.steal_ns, 0, 1e-9);

@@ -98,6 +98,13 @@ START_TEST(test_plot_leaves_out_a_series_with_no_point)
 	ck_assert_ptr_null(strstr(data, "task-clock"));
 	char *second = strstr(data, "\n\n\n# getrusage\n");
 	ck_assert_ptr_nonnull(second);
+	/* no series with a value: nothing to draw, and nothing written */
+	struct plot_series empty[] = { { "task-clock", x, none, none, 2, NULL } };
+	snprintf(path, sizeof path, "%s/q.svg", dir);
+	ck_assert_int_eq(plot_write(path, "t", "size", "µs", empty, 1, hint, sizeof hint), -ENODATA);
+	ck_assert_ptr_nonnull(strstr(hint, "nothing to plot"));
+	snprintf(gp, sizeof gp, "%s/q.gp", dir);
+	ck_assert_int_eq(access(gp, F_OK), -1);
 }
 END_TEST
 

@@ -418,8 +418,8 @@ expect 0 "measure --precision, three stages" -- "$D" measure spin --us 50 --prec
 json out "measure --precision: the stages and the target reached" '.precision_met == true and .precision_of == "result"
 	and (.stopping | .rule == "three-stage" and .n0 >= 4 and .s0_us >= 0 and .n1 >= .n0 and .s1_us >= 0
 		and .target_n >= .n1) and .n >= .stopping.target_n and .ci95_us <= 0.5 * .tau_put_us.off_cpu'
-# --precision-of these-ops: the result's mean, an interval given the task-clock (the off-CPU estimator's
-# account; getrusage without perf, or for classic; spin has no peer) that holds its background term, a
+# --precision-of these-ops: the result's mean, an interval given getrusage (the task-clock under --task-clock
+# with the off-CPU estimator; spin has no peer) that holds its background term, a
 # first stage of at least 5 (the line's parameter), and the text line
 # shellcheck disable=SC2086
 expect 0 "measure --precision-of these-ops" -- "$D" measure spin --us 50 --precision 50% --precision-of these-ops \
@@ -511,7 +511,14 @@ else
 	has out "task_clock_ns=[0-9]" "put: the report gives the task-clock"
 	# shellcheck disable=SC2086
 	expect 0 "measure spin --task-clock" -- "$D" measure spin --us 50 --reps 2 $quick --task-clock --json
-	json out "measure spin --task-clock: the PUT's task-clock is counted" '.tau_put_us.task_clock > 0'
+	json out "measure spin --task-clock: the PUT's task-clock is counted, and is the off-CPU estimator's account" \
+		'.tau_put_us.task_clock > 0 and (.these_ops_account == null
+		or .these_ops_account == (if .estimator == "off_cpu" then "task_clock" else "getrusage" end))'
+	# the last of --task-clock and --no-task-clock wins
+	# shellcheck disable=SC2086
+	expect 0 "measure spin --task-clock --no-task-clock" -- "$D" measure spin --us 50 --reps 2 $quick --task-clock \
+		--no-task-clock --json
+	json out "measure spin --task-clock --no-task-clock: not counted" '.tau_put_us.task_clock == null'
 fi
 
 # every CPU without a fluid busy (a loop on CPU 1, bounded in time): the host's other tasks had only the
