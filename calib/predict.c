@@ -1,6 +1,7 @@
 /* predict.c - saturation throughput predicted from measured costs, and the prediction's error */
 #include "calib/predict.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,34 @@ static void pooled_tput(const struct pred_in *in, struct stats_summary *t)
 		t->ci_half = t->mean * s.ci_half / s.mean;
 	}
 	free(ns);
+}
+
+int pred_held_share(const struct pred_in *in, double *share, double *ci_half)
+{
+	size_t n = in->ncost / 2 < in->nsat ? in->ncost / 2 : in->nsat, m = 0;
+	double *num = calloc(n + 1, sizeof *num), *den = calloc(n + 1, sizeof *den);
+	int rc = num && den ? 0 : -ENOMEM;
+	for (size_t j = 0; !rc && j < n; j++) {
+		const struct est_run *a = &in->cost[2 * j], *b = &in->cost[2 * j + 1];
+		if (!round_kept(in, j) || a->ops <= b->ops)
+			continue;
+		double ops = (double)(a->ops - b->ops);
+		double off = (a->t_put_offcpu_ns - b->t_put_offcpu_ns) / ops, cl = (a->t_put_ns - b->t_put_ns) / ops;
+		double sat = 1e9 / in->sat[j].tput - (in->add_ns ? in->add_ns[j] : 0);
+		if (!isfinite(off) || !isfinite(cl) || !isfinite(sat))
+			continue;
+		num[m] = sat - off;
+		den[m++] = cl - off;
+	}
+	if (!rc && !m)
+		rc = -EINVAL;
+	if (!rc && !(stats_mean(den, m) > 0))
+		rc = -EDOM;
+	if (!rc)
+		rc = stats_ratio(num, den, m, 0.95, share, ci_half);
+	free(num);
+	free(den);
+	return rc;
 }
 
 void pred_compute(const struct pred_in *in, struct pred_out *out)

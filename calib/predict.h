@@ -73,6 +73,20 @@ struct pred_out {
 /* pred_compute - the measured throughput, each source's prediction, and its error with the error's CI */
 void pred_compute(const struct pred_in *in, struct pred_out *out);
 /*
+ * pred_held_share - the share of the fluid's held time (classic less
+ * off-CPU) that the saturated CPU paid:
+ *
+ *     f = (S - T_off) / (T_classic - T_off),   S = 1 / tput - add
+ *
+ * S the saturated cost per operation (less the compute added, with K
+ * clients), as a ratio of paired means over the kept rounds, with its CI
+ * (stats_ratio; NAN with one round). 0 no share, 1 all of it; outside 0..1
+ * the saturated cost lay outside the two estimates. -EDOM when there is no
+ * held time to share (classic not above off-CPU on average), -EINVAL
+ * without a kept round.
+ */
+int pred_held_share(const struct pred_in *in, double *share, double *ci_half);
+/*
  * pred_saturated - whether saturated run s counts: its share is at least
  * PRED_MIN_SAT_SHARE and its peer's below PRED_MAX_PEER_BUSY (or unknown)
  */

@@ -411,6 +411,9 @@ START_TEST(test_predict_clients_fields_and_bottleneck_check)
 	}
 	ck_assert_int_eq(json_integer_value(json_object_get(s, "saturated_runs_left_out")), 2 - kept);
 	ck_assert_uint_eq(json_array_size(json_object_get(s, "per_k")), 2);
+	/* the held time's share: a number when a round counted and classic was above off-CPU, else null */
+	json_t *hs = json_object_get(s, "held_share");
+	ck_assert(json_is_object(hs) && (json_is_null(json_object_get(hs, "mean")) || json_is_number(json_object_get(hs, "mean"))));
 	json_t *c = json_object_get(s, "compute_measured_us");
 	ck_assert_uint_eq(json_array_size(c), 2);
 	ck_assert(json_number_value(json_array_get(c, 0)) > 10 && json_number_value(json_array_get(c, 0)) < 200);

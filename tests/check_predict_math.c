@@ -7,6 +7,7 @@
 #include "calib/predict.h"
 #include "tests/suites.h"
 
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -198,6 +199,51 @@ START_TEST(test_clients_add_the_compute_of_each_round)
 }
 END_TEST
 
+/*
+ * The held time's share, by hand. K clients, c = 50 µs added each round.
+ * Round j: off-CPU 10, 12, 11 µs, classic 10 µs more in each, saturated at
+ * 1 / (off + 7 + 50), 1 / (off + 8 + 50), 1 / (off + 6 + 50) µs: S - off is
+ * 7, 8 and 6 µs against a held time of 10, so f = 21 / 30 = 0.7, and the
+ * residuals 0, 1, -1 µs give a CI of t(2) sd(1) / sqrt(3) / 10 µs.
+ */
+START_TEST(test_held_share_is_where_saturation_lies_between_the_estimates)
+{
+	const double off[3] = { 10e3, 12e3, 11e3 }, extra[3] = { 7e3, 8e3, 6e3 };
+	struct est_run r[6];
+	rounds(r, off, 3);
+	for (int j = 0; j < 3; j++)
+		r[2 * j].t_put_ns += 1000 * 10e3; /* classic: 10 µs more per op */
+	struct summary s;
+	memset(&s, 0, sizeof s);
+	double add[3] = { 50e3, 50e3, 50e3 };
+	struct pred_sat sat[3];
+	for (int j = 0; j < 3; j++)
+		sat[j] = (struct pred_sat){ 1e9 / (off[j] + extra[j] + add[j]), 1, 0.3 };
+	struct pred_in in = { .c_ns = 50e3, .add_ns = add, .cost = r, .ncost = 6, .scost = &s, .sat = sat, .nsat = 3 };
+	double f, ci;
+	ck_assert_int_eq(pred_held_share(&in, &f, &ci), 0);
+	ck_assert_double_eq_tol(f, 0.7, 1e-9);
+	ck_assert_double_eq_tol(ci, 4.302653 * 1.0 / sqrt(3) / 10, 1e-5);
+	/* a round whose peer was 95 % busy is left out: rounds 0 and 2, f = 13 / 20 */
+	sat[1].peer_busy = 0.95;
+	ck_assert_int_eq(pred_held_share(&in, &f, &ci), 0);
+	ck_assert_double_eq_tol(f, 0.65, 1e-9);
+	/* saturation dearer than classic: a share above 1 */
+	sat[1].peer_busy = 0.3;
+	for (int j = 0; j < 3; j++)
+		sat[j].tput = 1e9 / (off[j] + 12e3 + add[j]);
+	ck_assert_int_eq(pred_held_share(&in, &f, &ci), 0);
+	ck_assert_double_eq_tol(f, 1.2, 1e-9);
+	/* no held time (classic = off-CPU): no share */
+	rounds(r, off, 3);
+	ck_assert_int_eq(pred_held_share(&in, &f, &ci), -EDOM);
+	/* no round kept */
+	for (int j = 0; j < 3; j++)
+		sat[j].share = 0.5;
+	ck_assert_int_eq(pred_held_share(&in, &f, &ci), -EINVAL);
+}
+END_TEST
+
 START_TEST(test_k_spread_is_half_the_range)
 {
 	const double t[3] = { 9800, 10000, 10200 };
@@ -219,6 +265,7 @@ Suite *predict_math_suite(void)
 	tcase_add_test(tc, test_rounds_for_a_target_and_names);
 	tcase_add_test(tc, test_clients_add_the_compute_of_each_round);
 	tcase_add_test(tc, test_k_spread_is_half_the_range);
+	tcase_add_test(tc, test_held_share_is_where_saturation_lies_between_the_estimates);
 	suite_add_tcase(s, tc);
 	return s;
 }
