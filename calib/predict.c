@@ -73,6 +73,14 @@ static int round_kept(const struct pred_in *in, size_t j)
 	return 2 * j >= in->ncost || !in->cost[2 * j].outlier;
 }
 
+/* round j's cost per iteration by predictor k: its pair's L run less its null run, per op (NAN: none) */
+static double round_cost(const struct pred_in *in, size_t j, int k)
+{
+	const struct est_run *a = &in->cost[2 * j], *b = &in->cost[2 * j + 1];
+	enum sum_estimator def = in->scost->estimator;
+	return a->ops > b->ops ? (run_val(a, k, def) - run_val(b, k, def)) / (double)(a->ops - b->ops) : NAN;
+}
+
 /*
  * The prediction error's CI, from the rounds: round j's cost pair and its
  * saturated run were taken within a second or two, so the host's slow
@@ -85,9 +93,7 @@ static double paired_err_ci(const struct pred_in *in, int k)
 	size_t n = in->ncost / 2 < in->nsat ? in->ncost / 2 : in->nsat, m = 0;
 	double *num = calloc(n + 1, sizeof *num), *den = calloc(n + 1, sizeof *den), ratio, ci = NAN;
 	for (size_t j = 0; num && den && j < n; j++) {
-		const struct est_run *a = &in->cost[2 * j], *b = &in->cost[2 * j + 1];
-		enum sum_estimator def = in->scost->estimator;
-		double c = a->ops > b->ops ? (run_val(a, k, def) - run_val(b, k, def)) / (double)(a->ops - b->ops) : NAN;
+		double c = round_cost(in, j, k);
 		if (!round_kept(in, j) || !isfinite(c))
 			continue;
 		num[m] = 1e9 / in->sat[j].tput; /* ns per message, saturated */
@@ -135,11 +141,9 @@ int pred_held_share(const struct pred_in *in, double *share, double *ci_half)
 	double *num = calloc(n + 1, sizeof *num), *den = calloc(n + 1, sizeof *den);
 	int rc = num && den ? 0 : -ENOMEM;
 	for (size_t j = 0; !rc && j < n; j++) {
-		const struct est_run *a = &in->cost[2 * j], *b = &in->cost[2 * j + 1];
-		if (!round_kept(in, j) || a->ops <= b->ops)
+		if (!round_kept(in, j))
 			continue;
-		double ops = (double)(a->ops - b->ops);
-		double off = (a->t_put_offcpu_ns - b->t_put_offcpu_ns) / ops, cl = (a->t_put_ns - b->t_put_ns) / ops;
+		double off = round_cost(in, j, PRED_EST + SUM_OFFCPU), cl = round_cost(in, j, PRED_EST + SUM_CLASSIC);
 		double sat = 1e9 / in->sat[j].tput - (in->add_ns ? in->add_ns[j] : 0);
 		if (!isfinite(off) || !isfinite(cl) || !isfinite(sat))
 			continue;

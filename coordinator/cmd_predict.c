@@ -545,15 +545,13 @@ static int saturated_run(struct predict *pd, struct psize *p)
 	int rc = seq_alone(&pd->r.seq, &p->sat, p->sat_msgs, &rep);
 	if (rc)
 		return rc;
-	double wall = (double)(rep.end_ns - rep.start_ns);
-	/* the sender's CPU time: its task-clock under --task-clock, else its scheduler time (schedstat, getrusage) */
-	double cpu = rep.task_clock_ns.avail			 ? rep.task_clock_ns.v
-		     : rep.schedstat_ns.avail			 ? rep.schedstat_ns.v
-		     : rep.utime_ns.avail && rep.stime_ns.avail ? rep.utime_ns.v + rep.stime_ns.v
-								: NAN;
+	/* the sender's own CPU time, as the perturbation check takes it: task-clock under --task-clock, else getrusage */
+	struct est_alone own;
+	est_alone_from(&rep, &own);
+	double wall = own.wall_ns;
 	return add_sat(p, (struct pred_sat){
 				  .tput = wall > 0 ? (double)rep.ops / wall * 1e9 : NAN,
-				  .share = wall > 0 ? cpu / wall : NAN,
+				  .share = wall > 0 ? own.cpu_ns / wall : NAN,
 				  .peer_busy = NAN,
 			  });
 }
@@ -572,9 +570,9 @@ static int clients_round(struct predict *pd, struct psize *p, unsigned round)
 	if (rc)
 		return rc;
 	/* the spin's own CPU time per operation: OS accounting is right for a spin (getrusage without --task-clock) */
-	double cns = rep.task_clock_ns.avail			   ? rep.task_clock_ns.v
-		     : rep.utime_ns.avail && rep.stime_ns.avail ? rep.utime_ns.v + rep.stime_ns.v
-								: (double)(rep.end_ns - rep.start_ns);
+	struct est_alone own;
+	est_alone_from(&rep, &own);
+	double cns = isfinite(own.cpu_ns) ? own.cpu_ns : own.wall_ns;
 	p->c_round[j] = rep.ops ? cns / (double)rep.ops : NAN;
 	size_t need = (j + 1) * nk;
 	double *t = vec_grow(p->k_tput, &p->kcap, need - 1, sizeof *t);
