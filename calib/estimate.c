@@ -135,6 +135,11 @@ int est_pair_from(double t_big, double l_big, double t_small, double l_small, st
 	return 0;
 }
 
+double est_rebill_ns(const struct est_run *r)
+{
+	return r->fluid_tc_ns - r->fluid_cpu_ns;
+}
+
 double est_pct_diff(double x, double d)
 {
 	if (!isfinite(x) || !isfinite(d) || d == 0)

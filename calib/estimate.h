@@ -251,6 +251,18 @@ struct est_run_in {
  */
 int est_run_from(const struct est_run_in *in, struct est_run *r, int *bad_cpu);
 
+/*
+ * est_rebill_ns - on the PUT's CPU in a co-run, the fluid's task-clock less
+ * its scheduler CPU time: the time the scheduler's clock took from the fluid
+ * while perf saw it current. That is what a wake-up that preempts the
+ * fluid bills to the woken task from the moment of the wake-up
+ * (rq_clock_skip_update: docs/estimators.md), plus the steal while the
+ * fluid was current. getrusage less it is the PUT's CPU time on the
+ * off-CPU estimator's clock, without a perf counter on the PUT (the cost
+ * of these operations' account). NAN without the fluid's task-clock.
+ */
+double est_rebill_ns(const struct est_run *r);
+
 /* Paired percentage difference of another source from displacement: 100 (x - d) / d. */
 double est_pct_diff(double x, double d);
 

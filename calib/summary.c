@@ -99,6 +99,7 @@ struct one {
 	double start;            /* the intercept S of the default estimator (fit only) */
 	double os[EST_NSRC];
 	double peer;
+	double rebill;           /* est_rebill_ns: what the scheduler billed the PUT's CPU's fluid's preempters */
 	double cpu[EST_MAX_CPUS]; /* the default estimator per fluid CPU */
 	double remote;           /* the other end's, summed over its CPUs (NAN: none) */
 	double rcpu[EST_MAX_CPUS]; /* ... per CPU of that end */
@@ -148,6 +149,7 @@ static int make_one(const struct est_run *a, const struct est_run *b, enum sum_e
 	for (int k = 0; k < EST_NSRC; k++)
 		e->os[k] = per_op(a->os_ns[k], z->os_ns[k], ops);
 	e->peer = per_op(a->peer_ns, z->peer_ns, ops);
+	e->rebill = per_op(est_rebill_ns(a), b ? est_rebill_ns(b) : 0, ops);
 	for (int c = 0; c < ncpu; c++)
 		e->cpu[c] = def == SUM_OFFCPU ? per_op(a->cpu_offcpu_ns[c], z->cpu_offcpu_ns[c], ops)
 					      : per_op(a->cpu_t_put_ns[c], z->cpu_t_put_ns[c], ops);
@@ -264,26 +266,36 @@ static double col_held(const struct one *e, const void *unused)
  * The OS's account that shares the estimator's clock: the off-CPU
  * estimator is the fluid's time switched out, by perf at the context
  * switches, so its partner is the PUT's task-clock, switched in at the same
- * switches. getrusage bills a wake-up IPI's hold on the fluid's CPU to the
- * woken PUT (rq_clock_skip_update), which classic counts and off-CPU does
- * not. getrusage when any estimate lacks the task-clock: one source for
- * every pair, since a line fitted on a mixed account is not one line (the
- * perturbation check's est_run_cpu_ns prefers the same source, run by run).
+ * switches (with --task-clock). getrusage bills a wake-up IPI's hold on the
+ * fluid's CPU to the woken PUT (rq_clock_skip_update), which classic counts
+ * and off-CPU does not; the fluid's scheduler CPU time falls short of its
+ * task-clock by the same time, so without a counter on the PUT the account
+ * is getrusage less that (est_rebill_ns: *rebilled). Plain getrusage for
+ * the other estimators, or when any estimate lacks the figure: one source
+ * for every pair, since a line fitted on a mixed account is not one line
+ * (the perturbation check's est_run_cpu_ns prefers the same source, run by
+ * run).
  */
-static enum est_src these_account(const struct one *e, size_t n, int def)
+static enum est_src these_account(const struct one *e, size_t n, int def, int *rebilled)
 {
-	if (def != SUM_OFFCPU)
-		return SRC_GETRUSAGE;
+	int tc = def == SUM_OFFCPU, rb = def == SUM_OFFCPU;
 	for (size_t i = 0; i < n; i++)
-		if (isfinite(e[i].est[def]) && !isfinite(e[i].os[SRC_TASK_CLOCK]))
-			return SRC_GETRUSAGE;
-	return SRC_TASK_CLOCK;
+		if (isfinite(e[i].est[def])) {
+			tc = tc && isfinite(e[i].os[SRC_TASK_CLOCK]);
+			rb = rb && isfinite(e[i].rebill);
+		}
+	*rebilled = !tc && rb;
+	return tc ? SRC_TASK_CLOCK : SRC_GETRUSAGE;
 }
 
-/* estimate e's OS account by src: the PUT's tasks, and the local peer when it runs on a fluid CPU */
-static double account_of(const struct one *e, enum est_src src, int peer_here)
+/*
+ * estimate e's OS account by src: the PUT's tasks, and the local peer when
+ * it runs on a fluid CPU, less what the scheduler billed them of the
+ * fluid's time on the PUT's CPU when rebilled
+ */
+static double account_of(const struct one *e, enum est_src src, int peer_here, int rebilled)
 {
-	return e->os[src] + (peer_here ? e->peer : 0);
+	return e->os[src] + (peer_here ? e->peer : 0) - (rebilled ? e->rebill : 0);
 }
 
 /*
@@ -300,13 +312,13 @@ static void these_ops(const struct one *e, size_t n, int def, int peer_here, con
 	double *y = calloc(n ? n : 1, sizeof *y), *x = calloc(n ? n : 1, sizeof *x);
 	size_t k = 0;
 	int have = y && x; /* out of memory: no figure, as without the account */
-	sum->these_src = these_account(e, n, def);
+	sum->these_src = these_account(e, n, def, &sum->these_rebilled);
 	sum->these_peer = peer_here;
 	for (size_t i = 0; have && i < n; i++) {
 		if (!isfinite(e[i].est[def]))
 			continue;
 		y[k] = e[i].est[def];
-		x[k] = account_of(&e[i], sum->these_src, peer_here);
+		x[k] = account_of(&e[i], sum->these_src, peer_here, sum->these_rebilled);
 		have = isfinite(x[k++]);
 	}
 	*t = *tau;
@@ -352,13 +364,14 @@ static size_t outliers(const struct one *e, size_t n, int def, int peer_here, bo
 	if (!tau || !excess || !xflag)
 		goto out;
 	int have_excess = 1;
-	enum est_src src = these_account(e, n, def);
+	int rebilled;
+	enum est_src src = these_account(e, n, def, &rebilled);
 	for (size_t i = 0; i < n && peer_here; i++)
 		if (isfinite(e[i].est[def]) && !isfinite(e[i].peer))
 			peer_here = 0;
 	for (size_t i = 0; i < n; i++) {
 		tau[i] = e[i].est[def];
-		excess[i] = tau[i] - account_of(&e[i], src, peer_here);
+		excess[i] = tau[i] - account_of(&e[i], src, peer_here, rebilled);
 		have_excess = have_excess && isfinite(excess[i]);
 	}
 	nout = stats_outliers(tau, n, 3.5, flag);

@@ -77,8 +77,10 @@ struct summary {
 	 * result's mean, with an interval given the OS's own account of the
 	 * PUT's tasks on the measured CPUs in each estimate (these_src: the
 	 * PUT's task-clock for the off-CPU estimator, on the same context
-	 * switches, else getrusage; plus the local peer's CPU time when it
-	 * runs there) by stats_given_ci:
+	 * switches, with --task-clock; else for off-CPU getrusage less what
+	 * the scheduler billed it of the fluid's time, est_rebill_ns
+	 * (these_rebilled); else getrusage; plus the local peer's CPU time
+	 * when it runs there) by stats_given_ci:
 	 * sd is the residual's, ci_half its interval, for the mean of these
 	 * operations' cost rather than of the process that made them, plus
 	 * (by sum_bound_interval) these_bg_ns: the background of the
@@ -91,6 +93,7 @@ struct summary {
 	struct stats_summary these;
 	double these_os_cv, these_bg_ns;
 	enum est_src these_src;        /* that account's source */
+	int these_rebilled;            /* ... less est_rebill_ns (getrusage, for off-CPU) */
 	int these_peer;                /* that account holds the local peer's CPU time (sum_opts.peer_here) */
 	struct stats_summary os[EST_NSRC];
 	char os_why[EST_NSRC][24];          /* why a source has no mean (the first run's reason), or "" */

@@ -74,9 +74,14 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 	json_object_set_new(o, "tau0_ref_from", !isfinite(s->norm.mean) ? json_null()
 					      : json_string(s->tau0_ref_saved ? "store" : "first_calibration"));
 	json_object_set_new(o, "these_ops_us", summary_json(&s->these, 1e3));
-	/* "task_clock" or "getrusage", "+peer" when the local peer runs on a fluid CPU */
-	char acct[32];
-	snprintf(acct, sizeof acct, "%s%s", est_src_key(s->these_src), s->these_peer ? "+peer" : "");
+	/*
+	 * "task_clock", "getrusage_rebilled" (less what the scheduler billed it
+	 * of the fluid's time) or "getrusage"; "+peer" when the local peer runs
+	 * on a fluid CPU
+	 */
+	char acct[40];
+	snprintf(acct, sizeof acct, "%s%s%s", est_src_key(s->these_src), s->these_rebilled ? "_rebilled" : "",
+		 s->these_peer ? "+peer" : "");
 	json_object_set_new(o, "these_ops_account", isfinite(s->these.mean) ? json_string(acct) : json_null());
 	json_object_set_new(o, "these_ops_account_cv_pct", jout_num(100 * s->these_os_cv));
 	json_object_set_new(o, "these_ops_background_us", jout_num(s->these_bg_ns / 1e3));

@@ -5,6 +5,30 @@
 #include <string.h>
 
 /* µs with a sensible number of digits; "n/a" when unavailable */
+/*
+ * print_wrapped - text from column col, broken at spaces before column
+ * width, each later line indented to column indent; a newline at the end
+ */
+static void print_wrapped(FILE *f, const char *text, int col, int indent, int width)
+{
+	while (*text) {
+		int room = width - col, n = (int)strlen(text);
+		if (n > room) {
+			int cut = room;
+			while (cut > 0 && text[cut] != ' ')
+				cut--;
+			n = cut > 0 ? cut : (int)strcspn(text, " ");
+		}
+		fprintf(f, "%.*s\n", n, text);
+		text += n;
+		while (*text == ' ')
+			text++;
+		if (*text)
+			fprintf(f, "%*s", indent, "");
+		col = indent;
+	}
+}
+
 static const char *us(double ns, char *buf, size_t len)
 {
 	double v = ns / 1e3;
@@ -159,12 +183,18 @@ static void other_estimators(FILE *f, const struct summary *s, const struct seq_
 		char bg[64] = "unknown";
 		if (isfinite(s->these_bg_ns))
 			snprintf(bg, sizeof bg, "%.3f µs", s->these_bg_ns / 1e3);
-		fprintf(f, "  these ops    %-24s [the cost of these operations, not of runs to come: given the OS's\n"
-			   "               account of the PUT's CPU time in each %s (%s%s), whose spread between\n"
-			   "               them was ±%.1f %% (sd; the cost moving, and the account's noise); the CI holds\n"
-			   "               the background the OS bills to the PUT, %s]\n",
-			mean_ci(&s->these, a, sizeof a), s->fitted ? "pair" : "run", est_src_name(s->these_src),
-			s->these_peer ? " and the local peer's" : "", 100 * s->these_os_cv, bg);
+		char text[640];
+		snprintf(text, sizeof text,
+			 "[the cost of these operations, not of runs to come: given the OS's account of the PUT's CPU "
+			 "time in each %s (%s%s%s), whose spread between them was ±%.1f %% (sd; the cost moving, and the "
+			 "account's noise); the CI holds the background the OS bills to the PUT, %s]",
+			 s->fitted ? "pair" : "run", est_src_name(s->these_src), s->these_peer ? " and the local peer's" : "",
+			 s->these_rebilled ? ", less what the scheduler billed of the fluid's time: its task-clock less its "
+					     "CPU time"
+					   : "",
+			 100 * s->these_os_cv, bg);
+		fprintf(f, "  these ops    %-24s ", mean_ci(&s->these, a, sizeof a));
+		print_wrapped(f, text, 40, 15, 100);
 	}
 	if (isfinite(s->held.mean)) {
 		int i = 0;

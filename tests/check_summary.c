@@ -625,6 +625,69 @@ START_TEST(test_these_ops_interval_given_the_os_account)
 END_TEST
 
 /*
+ * Across CPUs getrusage carries the wake-up's hold that the scheduler
+ * billed to the PUT from the moment of the wake-up, and the fluid's CPU
+ * time falls short of its task-clock by the same time. Four pairs whose
+ * PUT costs g = 10, 11, 12, 11 µs per op by its switches, the off-CPU
+ * estimate g + err (+100, -100, 0, 0 ns), and getrusage g plus a hold of
+ * 3, 0, 5 and 1 µs per op that the fluid's task-clock less its CPU time
+ * shows too (with 200 µs more per run, which the pair's slope takes out).
+ * Without a counter on the PUT, the account is getrusage less that: g
+ * again, so the residuals are 50, -100, 50, 0 ns and the interval
+ * t(0.975, 2) sqrt(7500) / 2 = 186.3 ns. Without the fluid's task-clock
+ * in one run it is getrusage itself, which the holds leave far wider.
+ */
+START_TEST(test_these_ops_account_takes_the_holds_out)
+{
+	const int cpu0 = 0;
+	struct sum_opts o = { .estimator = SUM_OFFCPU, .fit = 1, .ops = 1000, .ncpu = 1, .cpu_id = &cpu0 };
+	static const double g[4] = { 10e3, 11e3, 12e3, 11e3 }, err[4] = { 100, -100, 0, 0 },
+			    hold[4] = { 3e3, 0, 5e3, 1e3 };
+	struct est_run r[8];
+	memset(r, 0, sizeof r);
+	for (int i = 0; i < 8; i++) {
+		double ops = i % 2 ? 250 : 1000;
+		r[i].ops = (uint64_t)ops;
+		r[i].t_put_offcpu_ns = r[i].t_put_ns = 1e6 + (g[i / 2] + err[i / 2]) * ops;
+		r[i].os_ns[SRC_GETRUSAGE] = 5e5 + (g[i / 2] + hold[i / 2]) * ops;
+		r[i].os_ns[SRC_TASK_CLOCK] = NAN;
+		r[i].fluid_cpu_ns = 9e7;
+		r[i].fluid_tc_ns = 9e7 + 2e5 + hold[i / 2] * ops;
+		r[i].peer_ns = NAN;
+	}
+	struct summary s;
+	sum_compute(r, 8, &o, &s);
+	ck_assert_uint_eq(s.n, 4);
+	ck_assert_int_eq(s.these_src, SRC_GETRUSAGE);
+	ck_assert_int_eq(s.these_rebilled, 1);
+	ck_assert_double_eq_tol(s.these.mean, 11e3, 1e-6);
+	ck_assert_double_eq_tol(s.these.sd, sqrt(7500), 1e-6);
+	ck_assert_double_eq_tol(s.these.ci_half, 4.302653 * sqrt(7500) / 2, 1e-3);
+	/* the account's spread is g's: sd 0.8165 µs of 11 */
+	ck_assert_double_eq_tol(s.these_os_cv, sqrt(2.0 / 3) * 1e3 / 11e3, 1e-9);
+	/* one run without the fluid's task-clock: plain getrusage, which the holds scatter */
+	r[5].fluid_tc_ns = NAN;
+	sum_compute(r, 8, &o, &s);
+	ck_assert_int_eq(s.these_src, SRC_GETRUSAGE);
+	ck_assert_int_eq(s.these_rebilled, 0);
+	ck_assert_double_ge(s.these.ci_half, 1e3);
+	/* classic counts the holds as getrusage does: plain getrusage */
+	r[5].fluid_tc_ns = 9e7 + 2e5 + hold[2] * 250;
+	o.estimator = SUM_CLASSIC;
+	sum_compute(r, 8, &o, &s);
+	ck_assert_int_eq(s.these_rebilled, 0);
+	/* under --task-clock the PUT's own counter is the account */
+	o.estimator = SUM_OFFCPU;
+	for (int i = 0; i < 8; i++)
+		r[i].os_ns[SRC_TASK_CLOCK] = 5e5 + g[i / 2] * (double)r[i].ops;
+	sum_compute(r, 8, &o, &s);
+	ck_assert_int_eq(s.these_src, SRC_TASK_CLOCK);
+	ck_assert_int_eq(s.these_rebilled, 0);
+	ck_assert_double_eq_tol(s.these.ci_half, 4.302653 * sqrt(7500) / 2, 1e-3);
+}
+END_TEST
+
+/*
  * Under load a fit gave S = -4043 us and it was printed as a start-up cost.
  * A negative intercept is noise, not a cost: S is not measurable, says why,
  * and the text and the JSON never show it as a measurement.
@@ -765,6 +828,7 @@ Suite *summary_suite(void)
 	tcase_add_test(tc, test_perturbation_pairs_each_estimate_with_its_alone_run);
 	tcase_add_test(tc, test_normalised_cost_cancels_the_cpu_speed);
 	tcase_add_test(tc, test_these_ops_interval_given_the_os_account);
+	tcase_add_test(tc, test_these_ops_account_takes_the_holds_out);
 	tcase_add_test(tc, test_negative_intercept_is_not_measurable);
 	tcase_add_test(tc, test_remote_end_is_paired_with_the_local_one);
 	suite_add_tcase(s, tc);

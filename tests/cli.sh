@@ -418,13 +418,17 @@ expect 0 "measure --precision, three stages" -- "$D" measure spin --us 50 --prec
 json out "measure --precision: the stages and the target reached" '.precision_met == true and .precision_of == "result"
 	and (.stopping | .rule == "three-stage" and .n0 >= 4 and .s0_us >= 0 and .n1 >= .n0 and .s1_us >= 0
 		and .target_n >= .n1) and .n >= .stopping.target_n and .ci95_us <= 0.5 * .tau_put_us.off_cpu'
-# --precision-of these-ops: the result's mean, an interval given getrusage (the task-clock under --task-clock
-# with the off-CPU estimator; spin has no peer) that holds its background term, a
-# first stage of at least 5 (the line's parameter), and the text line
+# the account the cost of these operations is given: the PUT's task-clock for the off-CPU estimator
+# under --task-clock, else getrusage less what the scheduler billed of the fluid's time; getrusage
+# for the other estimators
+acct_of='(if .estimator != "off_cpu" then "getrusage" elif .tau_put_us.task_clock != null then "task_clock"
+	else "getrusage_rebilled" end)'
+# --precision-of these-ops: the result's mean, an interval given that account (spin has no peer) that
+# holds its background term, a first stage of at least 5 (the line's parameter), and the text line
 # shellcheck disable=SC2086
 expect 0 "measure --precision-of these-ops" -- "$D" measure spin --us 50 --precision 50% --precision-of these-ops \
 	--max-time 20s $quick --json
-json out "measure --precision-of these-ops: its figure and what it was given" '(if .estimator == "off_cpu" and .tau_put_us.task_clock != null then "task_clock" else "getrusage" end) as $acct | .precision_met == true
+json out "measure --precision-of these-ops: its figure and what it was given" "$acct_of"' as $acct | .precision_met == true
 	and .precision_of == "these-ops" and .these_ops_account == $acct and .stopping.n0 >= 5
 	and .these_ops_us.mean == .displacement_us.mean and .these_ops_us.ci95 > 0
 	and .these_ops_us.ci95 <= 0.5 * .these_ops_us.mean and .these_ops_background_us >= 0
@@ -583,12 +587,12 @@ eq "$(cat "$tmp/other.csv")" "a,b" "a CSV with another header is left alone"
 # the cost of these operations: the peer's CPU time is in the account when it runs on the measured CPU, not otherwise
 # shellcheck disable=SC2086
 expect 0 "measure tcp, peer on the measured CPU" -- "$D" measure tcp --size 1k --reps 6 --peer-cpu same $quick --json
-json out "measure tcp --peer-cpu same: the account holds the peer" '(if .estimator == "off_cpu" and .tau_put_us.task_clock != null then "task_clock" else "getrusage" end) as $acct | .these_ops_account == $acct + "+peer"
+json out "measure tcp --peer-cpu same: the account holds the peer" "$acct_of"' as $acct | .these_ops_account == $acct + "+peer"
 	and .these_ops_us.mean == .displacement_us.mean'
 if [ "$(nproc)" -ge 2 ]; then
 	# shellcheck disable=SC2086
 	expect 0 "measure tcp, peer on another CPU" -- "$D" measure tcp --size 1k --reps 6 --peer-cpu 1 $quick --json
-	json out "measure tcp --peer-cpu 1: the account is the PUT's alone" '(if .estimator == "off_cpu" and .tau_put_us.task_clock != null then "task_clock" else "getrusage" end) as $acct | .these_ops_account == $acct'
+	json out "measure tcp --peer-cpu 1: the account is the PUT's alone" "$acct_of"' as $acct | .these_ops_account == $acct'
 fi
 
 # sweep --precision-of: the figure it aimed at, at the top of the JSON
