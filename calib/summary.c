@@ -271,10 +271,11 @@ static double col_held(const struct one *e, const void *unused)
  * and off-CPU does not; the fluid's scheduler CPU time falls short of its
  * task-clock by the same time, so without a counter on the PUT the account
  * is getrusage less that (est_rebill_ns: *rebilled). Plain getrusage for
- * the other estimators, or when any estimate lacks the figure: one source
- * for every pair, since a line fitted on a mixed account is not one line
- * (the perturbation check's est_run_cpu_ns prefers the same source, run by
- * run).
+ * the other estimators, or when any estimate lacks the figure (off-CPU
+ * needs the fluid's task-clock too, so only a hand-made run lacks it): one
+ * source for every pair, since a line fitted on a mixed account is not one
+ * line. The rebill is the PUT's CPU's: a local peer on another fluid CPU
+ * keeps its own share of a wake-up's hold.
  */
 static enum est_src these_account(const struct one *e, size_t n, int def, int *rebilled)
 {

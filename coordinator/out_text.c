@@ -4,13 +4,15 @@
 #include <math.h>
 #include <string.h>
 
-/* µs with a sensible number of digits; "n/a" when unavailable */
 /*
  * print_wrapped - text from column col, broken at spaces before column
- * width, each later line indented to column indent; a newline at the end
+ * width (in bytes), each later line indented to column indent; a word
+ * longer than a line stands alone on it; a newline at the end
  */
 static void print_wrapped(FILE *f, const char *text, int col, int indent, int width)
 {
+	if (!*text)
+		fputc('\n', f);
 	while (*text) {
 		int room = width - col, n = (int)strlen(text);
 		if (n > room) {
@@ -19,7 +21,10 @@ static void print_wrapped(FILE *f, const char *text, int col, int indent, int wi
 				cut--;
 			n = cut > 0 ? cut : (int)strcspn(text, " ");
 		}
-		fprintf(f, "%.*s\n", n, text);
+		int shown = n;
+		while (shown > 0 && text[shown - 1] == ' ')
+			shown--;
+		fprintf(f, "%.*s\n", shown, text);
 		text += n;
 		while (*text == ' ')
 			text++;
@@ -29,6 +34,7 @@ static void print_wrapped(FILE *f, const char *text, int col, int indent, int wi
 	}
 }
 
+/* µs with a sensible number of digits; "n/a" when unavailable */
 static const char *us(double ns, char *buf, size_t len)
 {
 	double v = ns / 1e3;

@@ -688,6 +688,47 @@ START_TEST(test_these_ops_account_takes_the_holds_out)
 END_TEST
 
 /*
+ * The outlier test's excess is over the same account. Eight pairs of a PUT
+ * that costs 10.0 to 10.7 µs, the estimate within 20 ns of it, getrusage
+ * with a wake-up's hold of 1 µs per op, but 6 µs in pair 3. On plain
+ * getrusage pair 3's excess is 5 µs from the others' (over 1 % of the
+ * cost): an outlier, though the PUT and the estimate behaved as usual. With
+ * the fluid's rebill showing the same holds, no pair is one.
+ */
+START_TEST(test_the_outlier_test_takes_the_holds_out)
+{
+	const int cpu0 = 0;
+	struct sum_opts o = { .estimator = SUM_OFFCPU, .fit = 1, .ops = 1000, .ncpu = 1, .cpu_id = &cpu0 };
+	static const double g[8] = { 10.0e3, 10.3e3, 10.5e3, 10.2e3, 10.7e3, 10.1e3, 10.4e3, 10.6e3 },
+			    err[8] = { 0, 10, -10, 20, -20, 5, -5, 0 };
+	struct est_run r[16];
+	memset(r, 0, sizeof r);
+	for (int i = 0; i < 16; i++) {
+		double ops = i % 2 ? 250 : 1000, hold = i / 2 == 3 ? 6e3 : 1e3;
+		r[i].ops = (uint64_t)ops;
+		r[i].t_put_offcpu_ns = r[i].t_put_ns = 1e6 + (g[i / 2] + err[i / 2]) * ops;
+		r[i].os_ns[SRC_GETRUSAGE] = 5e5 + (g[i / 2] + hold) * ops;
+		r[i].os_ns[SRC_TASK_CLOCK] = NAN;
+		r[i].fluid_cpu_ns = 9e7;
+		r[i].fluid_tc_ns = 9e7 + hold * ops;
+		r[i].peer_ns = NAN;
+	}
+	struct summary s;
+	sum_compute(r, 16, &o, &s);
+	ck_assert_int_eq(s.these_rebilled, 1);
+	ck_assert_uint_eq(s.outliers, 0);
+	ck_assert_uint_eq(s.n, 8);
+	for (int i = 0; i < 16; i++)
+		r[i].fluid_tc_ns = NAN;
+	sum_compute(r, 16, &o, &s);
+	ck_assert_int_eq(s.these_rebilled, 0);
+	ck_assert_uint_eq(s.outliers, 1);
+	ck_assert_uint_eq(s.n, 7);
+	ck_assert(r[6].outlier || r[7].outlier);
+}
+END_TEST
+
+/*
  * Under load a fit gave S = -4043 us and it was printed as a start-up cost.
  * A negative intercept is noise, not a cost: S is not measurable, says why,
  * and the text and the JSON never show it as a measurement.
@@ -829,6 +870,7 @@ Suite *summary_suite(void)
 	tcase_add_test(tc, test_normalised_cost_cancels_the_cpu_speed);
 	tcase_add_test(tc, test_these_ops_interval_given_the_os_account);
 	tcase_add_test(tc, test_these_ops_account_takes_the_holds_out);
+	tcase_add_test(tc, test_the_outlier_test_takes_the_holds_out);
 	tcase_add_test(tc, test_negative_intercept_is_not_measurable);
 	tcase_add_test(tc, test_remote_end_is_paired_with_the_local_one);
 	suite_add_tcase(s, tc);
