@@ -169,7 +169,7 @@ static int warn_nowhere_else(const struct session *s, const struct measuring_bus
 	msg_warn("CPU %d, the least busy CPU without a fluid, was busy %.0f%% of the runs: the host's other tasks had "
 		 "no idle CPU but those with a fluid, CPU %d among them, where they take a different share beside the "
 		 "PUT than beside the fluid alone, "
-		 "so the CI may not hold (beside a memory-bandwidth hog, 88 of 100 such 95%% CIs did: "
+		 "so the CI may not hold (beside a memory-bandwidth hog, 88 and 91 of 100 such 95%% CIs did: "
 		 "docs/estimators.md); leave a CPU free of load while measuring, or as root add --trace-others, "
 		 "which takes their time out of each run",
 		 b->other_cpu, 100 * b->other_busy, s->m.cpu);
