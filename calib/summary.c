@@ -350,8 +350,8 @@ static void these_ops(const struct one *e, size_t n, int def, int peer_here, con
  * itself behaved as usual). The account is the one the cost of these
  * operations uses: the estimator's clock (these_account), and the local
  * peer when it shares the fluid CPUs and its CPU time is known in every
- * estimate (else the PUT's account alone, as before the peer was counted:
- * the test stays on). getrusage would make a pair whose wake-ups it billed
+ * estimate (else the PUT's own account alone, not rebilled, as before the
+ * peer was counted: the test stays on). getrusage would make a pair whose wake-ups it billed
  * to the PUT, and the off-CPU estimator did not, look like one with less
  * other work. Returns how many are flagged.
  */
@@ -369,7 +369,7 @@ static size_t outliers(const struct one *e, size_t n, int def, int peer_here, bo
 	enum est_src src = these_account(e, n, def, &rebilled);
 	for (size_t i = 0; i < n && peer_here; i++)
 		if (isfinite(e[i].est[def]) && !isfinite(e[i].peer))
-			peer_here = 0;
+			peer_here = rebilled = 0; /* the rebill holds the peer's holds too: not without the peer */
 	for (size_t i = 0; i < n; i++) {
 		tau[i] = e[i].est[def];
 		excess[i] = tau[i] - account_of(&e[i], src, peer_here, rebilled);
