@@ -50,7 +50,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: fluid [--cpu N] [--sched idle|nice|normal] [--seconds DUR]\n"
 	      "             [--chunk-loops N] [--clock-resolution DUR [--clock-phase DUR]]\n"
-	      "             [--yield-every N] [--gap-log FILE] [--ready]\n"
+	      "             [--yield-every N] [--gap-log FILE] [--ready] [--no-task-clock]\n"
 	      "\n"
 	      "The displacement fluid: pins itself to CPU N, takes the scheduling class\n"
 	      "(default idle, i.e. SCHED_IDLE), and spins in chunks of N loops (default\n"
@@ -62,6 +62,9 @@ static void usage(FILE *f)
 	      "for benches that line the fluid's stalls up with a scheduler trace.\n"
 	      "--ready prints a line 'fluid ready' on stdout as the measured window starts:\n"
 	      "a co-run starts the process under test only after it.\n"
+	      "--no-task-clock leaves out the perf task-clock that the off-CPU estimator\n"
+	      "reads (task_clock_ns=n/a:ECANCELED): its hooks cost each of the fluid's\n"
+	      "context switches, and benches compare the classic estimate without them.\n"
 	      "It dies with its parent. It is started by 'displace'; run it by hand only\n"
 	      "to inspect the loop.\n",
 	      f);
@@ -215,7 +218,7 @@ int main(int argc, char **argv)
 	 * its scheduler hooks on), and the CPU idles meanwhile, 5 to 22 ms on
 	 * this VM; read across it, that idle time was billed to the window.
 	 */
-	int tc_fd = taskclock_open(0);
+	int tc_fd = a.no_task_clock ? -ECANCELED : taskclock_open(0);
 	/*
 	 * The CPU's idle time, read while the fluid runs on it (so no idle
 	 * period is open), before the task-clock starts and after it stops:
@@ -280,10 +283,13 @@ int main(int argc, char **argv)
 		}
 	}
 	uint64_t cpu_ns = cpu_time_ns() - cpu0;
-	char tc[48] = "n/a";
+	char tc[48];
 	uint64_t tc_ns;
 	if (tc_fd >= 0 && ioctl(tc_fd, PERF_EVENT_IOC_DISABLE, 0) == 0 && read(tc_fd, &tc_ns, sizeof tc_ns) == sizeof tc_ns)
 		snprintf(tc, sizeof tc, "%" PRIu64, tc_ns);
+	else
+		snprintf(tc, sizeof tc, "n/a:%s",
+			 tc_fd < 0 && strerrorname_np(-tc_fd) ? strerrorname_np(-tc_fd) : "EIO");
 	int64_t idle1 = sched_getcpu() == my_cpu ? cpu_idle_ns(my_cpu) : -1;
 	char idle[48] = "n/a";
 	if (idle0 >= 0 && idle1 >= idle0)

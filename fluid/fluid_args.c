@@ -48,6 +48,10 @@ int fluid_parse_args(int argc, char **argv, struct fluid_args *a, char *err, siz
 			a->ready = 1;
 			continue;
 		}
+		if (!strcmp(arg, "--no-task-clock")) {
+			a->no_task_clock = 1;
+			continue;
+		}
 		size_t k;
 		const char *v = NULL;
 		int missing = 0;

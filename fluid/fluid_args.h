@@ -17,6 +17,7 @@ struct fluid_args {
 	uint64_t yield_every;    /* chunks between sched_yield calls; 0: never */
 	const char *gap_log;     /* write each gap's start and end here (benches); NULL: no log */
 	int ready;               /* print "fluid ready" as the window starts (just after its first clock reading) */
+	int no_task_clock;       /* no perf task-clock: task_clock_ns n/a (benches; off-CPU then has none) */
 	int help;
 };
 

@@ -50,6 +50,9 @@ START_TEST(test_fluid_args_defaults_and_values)
 	ck_assert_int_eq(a.cpu, 0);
 	/* a flag: it takes no value */
 	ck_assert_int_ne(parse(&a, err, "--ready=1", NULL), 0);
+	ck_assert_int_eq(a.no_task_clock, 0);
+	ck_assert_int_eq(parse(&a, err, "--no-task-clock", NULL), 0);
+	ck_assert_int_eq(a.no_task_clock, 1);
 }
 END_TEST
 
