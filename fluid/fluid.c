@@ -285,11 +285,19 @@ int main(int argc, char **argv)
 	uint64_t cpu_ns = cpu_time_ns() - cpu0;
 	char tc[48];
 	uint64_t tc_ns;
-	if (tc_fd >= 0 && ioctl(tc_fd, PERF_EVENT_IOC_DISABLE, 0) == 0 && read(tc_fd, &tc_ns, sizeof tc_ns) == sizeof tc_ns)
+	int tc_err = tc_fd;
+	if (tc_fd >= 0) {
+		if (ioctl(tc_fd, PERF_EVENT_IOC_DISABLE, 0) == 0) {
+			ssize_t got = read(tc_fd, &tc_ns, sizeof tc_ns);
+			tc_err = got == sizeof tc_ns ? 0 : got < 0 ? -errno : -EIO;
+		} else {
+			tc_err = -errno;
+		}
+	}
+	if (!tc_err)
 		snprintf(tc, sizeof tc, "%" PRIu64, tc_ns);
 	else
-		snprintf(tc, sizeof tc, "n/a:%s",
-			 tc_fd < 0 && strerrorname_np(-tc_fd) ? strerrorname_np(-tc_fd) : "EIO");
+		snprintf(tc, sizeof tc, "n/a:%s", strerrorname_np(-tc_err) ? strerrorname_np(-tc_err) : "EIO");
 	int64_t idle1 = sched_getcpu() == my_cpu ? cpu_idle_ns(my_cpu) : -1;
 	char idle[48] = "n/a";
 	if (idle0 >= 0 && idle1 >= idle0)

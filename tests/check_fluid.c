@@ -50,9 +50,12 @@ START_TEST(test_fluid_args_defaults_and_values)
 	ck_assert_int_eq(a.cpu, 0);
 	/* a flag: it takes no value */
 	ck_assert_int_ne(parse(&a, err, "--ready=1", NULL), 0);
+	ck_assert_int_eq(parse(&a, err, "--cpu", "0", NULL), 0);
 	ck_assert_int_eq(a.no_task_clock, 0);
-	ck_assert_int_eq(parse(&a, err, "--no-task-clock", NULL), 0);
+	/* after the options with values, where the bench's wrapper puts it */
+	ck_assert_int_eq(parse(&a, err, "--cpu", "0", "--seconds", "1s", "--no-task-clock", NULL), 0);
 	ck_assert_int_eq(a.no_task_clock, 1);
+	ck_assert_uint_eq(a.run_ns, 1000000000u);
 }
 END_TEST
 
