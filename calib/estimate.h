@@ -259,7 +259,9 @@ int est_run_from(const struct est_run_in *in, struct est_run *r, int *bad_cpu);
  * (rq_clock_skip_update: docs/estimators.md), plus the steal while the
  * fluid was current. getrusage less it is the PUT's CPU time on the
  * off-CPU estimator's clock, without a perf counter on the PUT (the cost
- * of these operations' account). NAN without the fluid's task-clock.
+ * of these operations' account). It is the difference fluid_steal_ns takes
+ * from the report, carried by the run; NAN, not 0, without the fluid's
+ * task-clock, so that an account missing it is no account.
  */
 double est_rebill_ns(const struct est_run *r);
 
