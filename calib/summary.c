@@ -454,10 +454,16 @@ static void consistency(const struct est_run *runs, size_t nruns, struct summary
 	s->fluid_underbilled_ns = uops > 0 ? under / uops : 0;
 }
 
-/* the PUT beside the fluid (estimate j) against the PUT alone (alone run j) */
-static void perturbation(const struct est_run *runs, size_t nruns, const struct sum_opts *o, struct sum_perturb *p)
+/*
+ * The PUT beside the fluid (estimate j) against the PUT alone (alone run j),
+ * for a result of tau_ns per op.
+ */
+static void perturbation(const struct est_run *runs, size_t nruns, const struct sum_opts *o, double tau_ns,
+			 struct sum_perturb *p)
 {
 	size_t step = o->fit ? 2 : 1, n = 0;
+	double hold = 0, hold_ops = 0;
+	int by_tc = 1;
 	size_t cap = o->nalone ? o->nalone : 1;
 	double *w[4], *ch[2];
 	for (int k = 0; k < 4; k++)
@@ -474,11 +480,19 @@ static void perturbation(const struct est_run *runs, size_t nruns, const struct 
 		w[1][n] = (a->put_wall_ns + (b ? b->put_wall_ns : 0)) / ops;
 		w[2][n] = x->cpu_ns / (double)x->ops;
 		w[3][n] = (est_run_cpu_ns(a) + (b ? est_run_cpu_ns(b) : 0)) / ops;
+		by_tc &= isfinite(a->os_ns[SRC_TASK_CLOCK]) && (!b || isfinite(b->os_ns[SRC_TASK_CLOCK]));
+		hold += est_rebill_ns(a) + (b ? est_rebill_ns(b) : 0);
+		hold_ops += ops;
 		ch[0][n] = est_pct_diff(w[1][n], w[0][n]);
 		ch[1][n] = est_pct_diff(w[3][n], w[2][n]);
 		n++;
 	}
 	p->n = n;
+	p->by_task_clock = n && by_tc;
+	p->hold_ns = hold_ops > 0 ? hold / hold_ops : NAN;
+	/* with the hold unknown (a fluid without its task-clock), as before: compared */
+	p->cpu_compared = p->by_task_clock || !isfinite(p->hold_ns) ||
+			  fabs(p->hold_ns) <= SUM_PERTURB_MAX_HOLD * fabs(tau_ns);
 	summarize(w[0], n, &p->wall_alone);
 	summarize(w[1], n, &p->wall_corun);
 	summarize(w[2], n, &p->cpu_alone);
@@ -719,7 +733,7 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 	these_ops(e, n, def, o->peer_here, &sum->tau, sum);
 	sum->tau_bound_ns = 0; /* sum_bound_interval, once the caller knows the other CPUs */
 	consistency(runs, nruns, sum);
-	perturbation(runs, nruns, o, &sum->perturb);
+	perturbation(runs, nruns, o, sum->tau.mean, &sum->perturb);
 	if (o->nremote && e)
 		other_end(e, n, runs, nruns, o, def, sum);
 	sum->bytes_per_op = bytes_per_op(runs, nruns);

@@ -272,7 +272,7 @@ static int put_cpu_index(const struct session *s, const struct summary *sum)
 int measuring_check_truth(const struct session *s, const struct summary *sum, const char *label,
 			  struct measuring_said *said)
 {
-	struct measuring_said once = { 0, 0, 0 };
+	struct measuring_said once = { 0 };
 	if (!said)
 		said = &once;
 	int untrusted = 0, i = put_cpu_index(s, sum);
@@ -288,6 +288,20 @@ int measuring_check_truth(const struct session *s, const struct summary *sum, co
 	 * the cost.)
 	 */
 	double delta = p->n ? p->cpu_corun.mean - p->cpu_alone.mean : NAN;
+	if (isfinite(delta) && !p->cpu_compared) {
+		/* getrusage's hold beside the fluid is known (est_rebill_ns), the one alone is not */
+		if (said->perturb_unknown++)
+			msg_info("%sthe perturbation check did not compare the PUT's own CPU time (getrusage billed it %.3f µs "
+				 "per operation of the fluid's time), as above",
+				 label, p->hold_ns / 1e3);
+		else
+			msg_info("%sthe perturbation check did not compare the PUT's own CPU time: without its own counter "
+				 "that is getrusage, which billed it %.3f µs per operation of the fluid's time (a wake-up "
+				 "from another CPU) beside the fluid, and an unknown hold alone; --task-clock compares it "
+				 "(docs/estimators.md)",
+				 label, p->hold_ns / 1e3);
+		delta = NAN;
+	}
 	if (isfinite(delta) && tau > 0 && fabs(delta) > MEASURING_MAX_CHANGE_PCT / 100 * tau) {
 		char ci[32] = "";
 		if (isfinite(p->cpu_change.ci_half))

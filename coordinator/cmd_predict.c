@@ -973,7 +973,7 @@ static int warn(struct predict *pd, int failed)
 			 "(other work on CPU %d, or it waited for replies: try a larger --window)",
 			 unsat, 100 * PRED_MIN_SAT_SHARE, r->m.cpu);
 	int host_busy = measuring_warn_busy(r, &busy);
-	struct measuring_said said = { 0, 0, clients_mode(pd) };
+	struct measuring_said said = { .saturating = clients_mode(pd) };
 	for (size_t i = 0; i < pd->n; i++) {
 		char label[64];
 		snprintf(label, sizeof label, "%" PRIu64 " B, the blocking operation: ", pd->ps[i].size);

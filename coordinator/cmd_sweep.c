@@ -361,7 +361,7 @@ int cmd_sweep(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		measuring_busy_add(&shared, &sum[i]);
 	int busy = measuring_warn_busy(&r, &shared);
-	struct measuring_said said = { 0, 0, 0 };
+	struct measuring_said said = { 0 };
 	for (size_t i = 0; i < n; i++) {
 		char label[48];
 		snprintf(label, sizeof label, "%" PRIu64 " B: ", ser[i].size_bytes);

@@ -156,7 +156,7 @@ int out_csv_summary(struct csvout *c, const char *command, const struct seq_opts
 	double v[] = { p->wall_alone.mean / 1e3, p->wall_corun.mean / 1e3, p->wall_change.mean, p->cpu_alone.mean / 1e3,
 		       p->cpu_corun.mean / 1e3, p->cpu_change.mean, p->cpu_change.ci_half };
 	for (int k = 0; k < 7; k++)
-		csvout_num(cols[36 + k], 64, p->n ? v[k] : NAN, 4);
+		csvout_num(cols[36 + k], 64, p->n && (k < 5 || p->cpu_compared) ? v[k] : NAN, 4);
 	csvout_num(cols[43], 64, sum->norm.mean / 1e3, 6);
 	csvout_num(cols[44], 64, sum->norm.ci_half / 1e3, 6);
 	char per_cpu[2048] = "", remote_per_cpu[2048] = "";

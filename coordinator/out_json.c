@@ -142,6 +142,12 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 					     summary_json(&p->cpu_alone, 1e3), "cpu_corun_us", summary_json(&p->cpu_corun, 1e3),
 					     "cpu_change_pct", summary_json(&p->cpu_change, 1))
 				 : json_null());
+	if (p->n) {
+		json_t *po = json_object_get(o, "perturbation");
+		json_object_set_new(po, "cpu_by", json_string(p->by_task_clock ? "task_clock" : "getrusage"));
+		json_object_set_new(po, "cpu_hold_us", jout_num(p->by_task_clock ? NAN : p->hold_ns / 1e3));
+		json_object_set_new(po, "cpu_compared", json_boolean(p->cpu_compared));
+	}
 	json_t *cons = json_object();
 	for (int k = 0; k < EST_NSRC; k++) {
 		if (k == SRC_PROCSTAT)

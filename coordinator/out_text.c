@@ -266,9 +266,15 @@ void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so,
 	const struct sum_perturb *p = &s->perturb;
 	if (p->n && isfinite(p->cpu_change.mean)) {
 		char cpu_ch[48], wall_ch[48];
-		fprintf(f, "  perturbation own CPU %s µs/op beside the fluid, %s alone (%s);\n",
-			us(p->cpu_corun.mean, a, sizeof a), us(p->cpu_alone.mean, b, sizeof b),
-			pct_ci(&p->cpu_change, cpu_ch, sizeof cpu_ch));
+		if (p->cpu_compared)
+			fprintf(f, "  perturbation own CPU %s µs/op beside the fluid, %s alone (%s);\n",
+				us(p->cpu_corun.mean, a, sizeof a), us(p->cpu_alone.mean, b, sizeof b),
+				pct_ci(&p->cpu_change, cpu_ch, sizeof cpu_ch));
+		else
+			fprintf(f, "  perturbation own CPU %s µs/op beside the fluid, %s alone, by getrusage: not compared\n"
+				   "               (it billed %s µs/op of the fluid's time beside it, an unknown hold alone);\n",
+				us(p->cpu_corun.mean, a, sizeof a), us(p->cpu_alone.mean, b, sizeof b),
+				us(p->hold_ns, c, sizeof c));
 		fprintf(f, "               wall %s µs/op beside it, %s alone (%s)   [the PUT alone once per %s, n=%zu]\n",
 			us(p->wall_corun.mean, c, sizeof c), us(p->wall_alone.mean, d, sizeof d),
 			pct_ci(&p->wall_change, wall_ch, sizeof wall_ch), s->fitted ? "pair" : "run", p->n);

@@ -504,7 +504,7 @@ START_TEST(test_held_time_warns_and_a_sweep_explains_it_once)
 {
 	struct session s;
 	struct summary sum;
-	struct measuring_said said = { 0, 0, 0 };
+	struct measuring_said said = { 0 };
 	char text[8192];
 	memset(&s, 0, sizeof s);
 	memset(&sum, 0, sizeof sum);
@@ -534,12 +534,30 @@ START_TEST(test_held_time_warns_and_a_sweep_explains_it_once)
 	sum.perturb.cpu_alone.mean = 4e3;
 	sum.perturb.cpu_change.mean = 25;
 	sum.perturb.cpu_change.ci_half = 5;
+	sum.perturb.cpu_compared = 1;
 	stderr_of(two_sizes, &c, text, sizeof text);
 	ck_assert_msg(strstr(text, "warning: 1000 B: beside the fluid the PUT's own CPU time per operation changed by "
 				   "+1.000 µs (+25.0% ± 5.0: 5.000 against 4.000 alone)") &&
 			      strstr(text, "warning: 2000 B: beside the fluid the PUT's own CPU time per operation changed "
 					   "by +1.000 µs (+25.0% ± 5.0), 8.3% of the cost: the fluid perturbs it, as above\n"),
 		      "%s", text);
+	/* by getrusage across a hold it did not compare: no warning, a note, once in full */
+	memset(&said, 0, sizeof said);
+	sum.perturb.cpu_compared = 0;
+	sum.perturb.hold_ns = 7.5e3;
+	int before = c.untrusted[0];
+	sum.held.mean = 0;
+	stderr_of(two_sizes, &c, text, sizeof text);
+	ck_assert(before && !c.untrusted[0] && !c.untrusted[1]);
+	ck_assert_msg(!strstr(text, "perturbs") &&
+			      strstr(text, "1000 B: the perturbation check did not compare the PUT's own CPU time: "
+					   "without its own counter that is getrusage, which billed it 7.500 µs per "
+					   "operation") &&
+			      strstr(text, "2000 B: the perturbation check did not compare the PUT's own CPU time "
+					   "(getrusage billed it 7.500 µs per operation of the fluid's time), as above\n"),
+		      "%s", text);
+	ck_assert_int_eq(count_of(text, "--task-clock"), 1);
+	sum.held.mean = 8e3;
 	sum.perturb.n = 0;
 	/* no wake-up IPIs: the held time is not blamed on them; predict --clients is its own check */
 	memset(&said, 0, sizeof said);

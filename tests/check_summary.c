@@ -498,6 +498,62 @@ START_TEST(test_perturbation_pairs_each_estimate_with_its_alone_run)
 END_TEST
 
 /*
+ * Without the PUT's task-clock its own CPU time is getrusage's, which bills
+ * it the fluid's held time beside the fluid (est_rebill_ns) and a different
+ * hold alone: over 1 % of the result, the two are not compared.
+ */
+START_TEST(test_perturbation_by_getrusage_is_not_compared_across_a_hold)
+{
+	const int cpu0 = 0;
+	struct est_alone alone[1] = { { 100, 100 * 30e3, 100 * 14e3 } };
+	struct sum_opts o = { .estimator = SUM_CLASSIC, .fit = 1, .ops = 400, .ncpu = 1, .cpu_id = &cpu0,
+			      .alone = alone, .nalone = 1 };
+	struct est_run r[2];
+	memset(r, 0, sizeof r);
+	for (int i = 0; i < 2; i++) {
+		r[i].ops = i ? 100 : 400;
+		r[i].t_put_ns = 1e4 * (double)r[i].ops; /* the result: 10 us an op */
+		r[i].put_wall_ns = 40e3 * (double)r[i].ops;
+		r[i].os_ns[SRC_TASK_CLOCK] = NAN;
+		r[i].os_ns[SRC_GETRUSAGE] = 16e3 * (double)r[i].ops;
+		/* the fluid's task-clock less its scheduler time: 150 ns an op, 1.5 % of the result */
+		r[i].fluid_tc_ns = 1e6;
+		r[i].fluid_cpu_ns = 1e6 - 150 * (double)r[i].ops;
+	}
+	struct summary s;
+	sum_compute(r, 2, &o, &s);
+	ck_assert_uint_eq(s.perturb.n, 1);
+	ck_assert(!s.perturb.by_task_clock);
+	ck_assert_double_eq_tol(s.perturb.hold_ns, 150, 1e-6);
+	ck_assert(!s.perturb.cpu_compared);
+	/* the figures stay: 16 against 14 us */
+	ck_assert_double_eq_tol(s.perturb.cpu_corun.mean, 16e3, 1e-6);
+	/* 50 ns an op, 0.5 % of the result: compared */
+	for (int i = 0; i < 2; i++)
+		r[i].fluid_cpu_ns = 1e6 - 50 * (double)r[i].ops;
+	sum_compute(r, 2, &o, &s);
+	ck_assert_double_eq_tol(s.perturb.hold_ns, 50, 1e-6);
+	ck_assert(s.perturb.cpu_compared);
+	/* a fluid without its task-clock: the hold is unknown, and compared as before */
+	for (int i = 0; i < 2; i++)
+		r[i].fluid_tc_ns = NAN;
+	sum_compute(r, 2, &o, &s);
+	ck_assert(isnan(s.perturb.hold_ns));
+	ck_assert(s.perturb.cpu_compared);
+	/* the PUT's task-clock in every run: compared, whatever getrusage billed */
+	for (int i = 0; i < 2; i++) {
+		r[i].fluid_tc_ns = 1e6;
+		r[i].fluid_cpu_ns = 1e6 - 5e3 * (double)r[i].ops;
+		r[i].os_ns[SRC_TASK_CLOCK] = 11e3 * (double)r[i].ops;
+	}
+	sum_compute(r, 2, &o, &s);
+	ck_assert(s.perturb.by_task_clock);
+	ck_assert(s.perturb.cpu_compared);
+	ck_assert_double_eq_tol(s.perturb.cpu_corun.mean, 11e3, 1e-6);
+}
+END_TEST
+
+/*
  * The normalised cost: each run's result times tau0_ref / tau0 of the run.
  * Pair 1 ran on a CPU 10 % slower (tau0 1.1 against 1.0), and its PUT cost
  * 10 % more: normalised, both pairs cost the same.
@@ -867,6 +923,7 @@ Suite *summary_suite(void)
 	tcase_add_test(tc, test_shared_cpu_bound_is_a_share_of_the_result);
 	tcase_add_test(tc, test_consistency_names_the_clock_that_lies);
 	tcase_add_test(tc, test_perturbation_pairs_each_estimate_with_its_alone_run);
+	tcase_add_test(tc, test_perturbation_by_getrusage_is_not_compared_across_a_hold);
 	tcase_add_test(tc, test_normalised_cost_cancels_the_cpu_speed);
 	tcase_add_test(tc, test_these_ops_interval_given_the_os_account);
 	tcase_add_test(tc, test_these_ops_account_takes_the_holds_out);

@@ -614,6 +614,19 @@ if [ "$(nproc)" -ge 2 ]; then
 	# shellcheck disable=SC2086
 	expect 0 "measure tcp, peer on another CPU" -- "$D" measure tcp --size 1k --reps 6 --peer-cpu 1 $quick --json
 	json out "measure tcp --peer-cpu 1: the account is the PUT's alone" "$acct_of"' as $acct | .these_ops_account == $acct'
+	# the perturbation check by getrusage: not compared when it billed the PUT over 1 % of the result beside the fluid
+	json out "measure tcp --peer-cpu 1: the perturbation check's clock" '.perturbation | .cpu_by == "getrusage"
+		and (.cpu_hold_us | type == "number") and (.cpu_compared | type == "boolean")'
+	json out "measure tcp --peer-cpu 1: compared unless getrusage billed a hold" '
+		.perturbation.cpu_compared == ((.perturbation.cpu_hold_us | fabs) <= 0.01 * (.displacement_us.mean | fabs))'
+	if jq -e '.perturbation.cpu_compared' "$tmp/out" >/dev/null; then
+		if grep -q "did not compare" "$tmp/err"; then bad "measure tcp --peer-cpu 1: a note for a check made"; else ok; fi
+	else
+		has err "the perturbation check did not compare the PUT's own CPU time: without its own counter" \
+			"measure tcp --peer-cpu 1: the note of a check not made"
+		if grep -q "perturbs it" "$tmp/err"; then bad "measure tcp --peer-cpu 1: a warning from getrusage's hold"
+		else ok; fi
+	fi
 fi
 
 # sweep --precision-of: the figure it aimed at, at the top of the JSON
