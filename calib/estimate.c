@@ -314,6 +314,7 @@ void est_alone_from(const struct put_report *p, struct est_alone *a)
 {
 	a->ops = p->ops;
 	a->wall_ns = (double)(p->end_ns - p->start_ns);
+	a->by_task_clock = p->task_clock_ns.avail;
 	if (p->task_clock_ns.avail)
 		a->cpu_ns = p->task_clock_ns.v;
 	else if (p->utime_ns.avail && p->stime_ns.avail)

@@ -219,6 +219,7 @@ struct est_alone {
 	uint64_t ops;
 	double wall_ns;         /* put's own loop wall time */
 	double cpu_ns;          /* its own CPU time: task-clock, else getrusage; NAN if neither */
+	int by_task_clock;      /* cpu_ns is the task-clock's */
 };
 
 /* est_alone_from - the alone run's figures from put's report */

@@ -34,6 +34,12 @@ int sum_shared_cpu(const struct summary *s)
 	return s->others_share >= SUM_MAX_OTHERS_SHARE;
 }
 
+int sum_perturb_compared(int by_task_clock, double hold_ns, double tau_ns)
+{
+	/* unknown (a fluid without its task-clock, no result): compared, as before the hold was known */
+	return by_task_clock || !(fabs(hold_ns) > SUM_PERTURB_MAX_HOLD * fabs(tau_ns));
+}
+
 int sum_nowhere_else(const struct summary *s)
 {
 	return s->other_cpu >= 0 && s->other_cpu_busy >= SUM_MAX_OTHER_CPU_BUSY;
@@ -480,9 +486,15 @@ static void perturbation(const struct est_run *runs, size_t nruns, const struct 
 		w[1][n] = (a->put_wall_ns + (b ? b->put_wall_ns : 0)) / ops;
 		w[2][n] = x->cpu_ns / (double)x->ops;
 		w[3][n] = (est_run_cpu_ns(a) + (b ? est_run_cpu_ns(b) : 0)) / ops;
-		by_tc &= isfinite(a->os_ns[SRC_TASK_CLOCK]) && (!b || isfinite(b->os_ns[SRC_TASK_CLOCK]));
-		hold += est_rebill_ns(a) + (b ? est_rebill_ns(b) : 0);
-		hold_ops += ops;
+		by_tc &= x->by_task_clock;
+		/* the fluid's time getrusage billed the PUT, in the runs whose CPU time is getrusage's */
+		for (const struct est_run *r = a; r; r = r == a ? b : NULL) {
+			by_tc &= isfinite(r->os_ns[SRC_TASK_CLOCK]);
+			if (!isfinite(r->os_ns[SRC_TASK_CLOCK])) {
+				hold += est_rebill_ns(r);
+				hold_ops += (double)r->ops;
+			}
+		}
 		ch[0][n] = est_pct_diff(w[1][n], w[0][n]);
 		ch[1][n] = est_pct_diff(w[3][n], w[2][n]);
 		n++;
@@ -490,9 +502,7 @@ static void perturbation(const struct est_run *runs, size_t nruns, const struct 
 	p->n = n;
 	p->by_task_clock = n && by_tc;
 	p->hold_ns = hold_ops > 0 ? hold / hold_ops : NAN;
-	/* with the hold unknown (a fluid without its task-clock), as before: compared */
-	p->cpu_compared = p->by_task_clock || !isfinite(p->hold_ns) ||
-			  fabs(p->hold_ns) <= SUM_PERTURB_MAX_HOLD * fabs(tau_ns);
+	p->cpu_compared = sum_perturb_compared(p->by_task_clock, p->hold_ns, tau_ns);
 	summarize(w[0], n, &p->wall_alone);
 	summarize(w[1], n, &p->wall_corun);
 	summarize(w[2], n, &p->cpu_alone);

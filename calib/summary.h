@@ -52,20 +52,28 @@ struct sum_perturb {
 	size_t n;                           /* estimates with an alone run */
 	struct stats_summary wall_alone, wall_corun, cpu_alone, cpu_corun; /* ns per op */
 	struct stats_summary wall_change, cpu_change; /* 100 (beside / alone - 1) */
-	int by_task_clock;   /* the PUT's own CPU time is its task-clock in every run compared; else getrusage's */
-	double hold_ns;      /* per op, the fluid's time getrusage billed the PUT beside it (est_rebill_ns); NAN: unknown */
+	int by_task_clock;   /* the PUT's own CPU time is its task-clock in every run compared, alone too */
+	/* per op of the co-runs by getrusage, est_rebill_ns: the fluid's time it billed the PUT, with any steal; NAN: unknown */
+	double hold_ns;
 	/*
 	 * whether the own CPU times beside the fluid and alone are on one
-	 * clock: by task-clock, or by getrusage when it billed the PUT at most
-	 * SUM_PERTURB_MAX_HOLD of the result beside the fluid. A wake-up from
-	 * another CPU bills the PUT a hold beside the fluid and a different one
-	 * alone (docs/estimators.md, "The checks in every result").
+	 * clock (sum_perturb_compared). A wake-up from another CPU bills the
+	 * PUT a hold beside the fluid and a different one alone
+	 * (docs/estimators.md, "The checks in every result").
 	 */
 	int cpu_compared;
 };
 
 /* the fluid's time getrusage may bill the PUT beside it, as a fraction of the result, for the comparison to stand */
 #define SUM_PERTURB_MAX_HOLD 0.01
+/*
+ * sum_perturb_compared - whether the perturbation check compares the PUT's
+ * own CPU time beside the fluid and alone: by its task-clock in both, or
+ * when getrusage billed it at most SUM_PERTURB_MAX_HOLD of the result
+ * (tau_ns) of the fluid's time beside it (hold_ns, per op). A hold or a
+ * result that is not known (NAN) does not stop the comparison.
+ */
+int sum_perturb_compared(int by_task_clock, double hold_ns, double tau_ns);
 
 struct summary {
 	size_t n;                      /* estimates: pairs, or runs without the fit */

@@ -291,13 +291,14 @@ int measuring_check_truth(const struct session *s, const struct summary *sum, co
 	if (isfinite(delta) && !p->cpu_compared) {
 		/* getrusage's hold beside the fluid is known (est_rebill_ns), the one alone is not */
 		if (said->perturb_unknown++)
-			msg_info("%sthe perturbation check did not compare the PUT's own CPU time (getrusage billed it %.3f µs "
-				 "per operation of the fluid's time), as above",
+			msg_info("%sthe perturbation check did not compare the PUT's own CPU time (getrusage billed it up to "
+				 "%.3f µs per operation of the fluid's time), as above",
 				 label, p->hold_ns / 1e3);
 		else
 			msg_info("%sthe perturbation check did not compare the PUT's own CPU time: without its own counter "
-				 "that is getrusage, which billed it %.3f µs per operation of the fluid's time (a wake-up "
-				 "from another CPU) beside the fluid, and an unknown hold alone; --task-clock compares it "
+				 "that is getrusage, which billed it up to %.3f µs per operation of the fluid's time (a "
+				 "wake-up from another CPU) beside the fluid, and an unknown hold alone; --task-clock "
+				 "compares it "
 				 "(docs/estimators.md)",
 				 label, p->hold_ns / 1e3);
 		delta = NAN;

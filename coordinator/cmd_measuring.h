@@ -88,8 +88,8 @@ int measuring_warn_busy(const struct session *s, const struct measuring_busy *b)
 /* what measuring_check_truth has explained already, so that a sweep's later sizes say it in a line */
 struct measuring_said {
 	int perturb, held;
-	int saturating;
-	int perturb_unknown; /* the perturbation check's own CPU times were not on one clock */ /* predict --clients: its own saturated runs check the held time */
+	int saturating;      /* predict --clients: its own saturated runs check the held time */
+	int perturb_unknown; /* the perturbation check's own CPU times were not on one clock */
 };
 int measuring_check_truth(const struct session *s, const struct summary *sum, const char *label,
 			  struct measuring_said *said);

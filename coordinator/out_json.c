@@ -147,6 +147,8 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 		json_object_set_new(po, "cpu_by", json_string(p->by_task_clock ? "task_clock" : "getrusage"));
 		json_object_set_new(po, "cpu_hold_us", jout_num(p->by_task_clock ? NAN : p->hold_ns / 1e3));
 		json_object_set_new(po, "cpu_compared", json_boolean(p->cpu_compared));
+		if (!p->cpu_compared)
+			json_object_set_new(po, "cpu_change_pct", json_null());
 	}
 	json_t *cons = json_object();
 	for (int k = 0; k < EST_NSRC; k++) {

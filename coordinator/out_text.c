@@ -272,7 +272,7 @@ void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so,
 				pct_ci(&p->cpu_change, cpu_ch, sizeof cpu_ch));
 		else
 			fprintf(f, "  perturbation own CPU %s µs/op beside the fluid, %s alone, by getrusage: not compared\n"
-				   "               (it billed %s µs/op of the fluid's time beside it, an unknown hold alone);\n",
+				   "               (it billed up to %s µs/op of the fluid's time beside it, an unknown hold alone);\n",
 				us(p->cpu_corun.mean, a, sizeof a), us(p->cpu_alone.mean, b, sizeof b),
 				us(p->hold_ns, c, sizeof c));
 		fprintf(f, "               wall %s µs/op beside it, %s alone (%s)   [the PUT alone once per %s, n=%zu]\n",

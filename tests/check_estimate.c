@@ -487,9 +487,11 @@ START_TEST(test_alone_and_own_cpu_time)
 	ck_assert_uint_eq(a.ops, 100);
 	ck_assert_double_eq(a.wall_ns, 3.2e6);
 	ck_assert_double_eq(a.cpu_ns, 1.5e6);
+	ck_assert(!a.by_task_clock);
 	p.task_clock_ns = (struct report_val){ .v = 1.4e6, .avail = 1 };
 	est_alone_from(&p, &a);
 	ck_assert_double_eq(a.cpu_ns, 1.4e6);
+	ck_assert(a.by_task_clock);
 	struct est_run r;
 	memset(&r, 0, sizeof r);
 	r.os_ns[SRC_TASK_CLOCK] = NAN;

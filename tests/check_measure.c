@@ -551,10 +551,10 @@ START_TEST(test_held_time_warns_and_a_sweep_explains_it_once)
 	ck_assert(before && !c.untrusted[0] && !c.untrusted[1]);
 	ck_assert_msg(!strstr(text, "perturbs") &&
 			      strstr(text, "1000 B: the perturbation check did not compare the PUT's own CPU time: "
-					   "without its own counter that is getrusage, which billed it 7.500 µs per "
+					   "without its own counter that is getrusage, which billed it up to 7.500 µs per "
 					   "operation") &&
 			      strstr(text, "2000 B: the perturbation check did not compare the PUT's own CPU time "
-					   "(getrusage billed it 7.500 µs per operation of the fluid's time), as above\n"),
+					   "(getrusage billed it up to 7.500 µs per operation of the fluid's time), as above\n"),
 		      "%s", text);
 	ck_assert_int_eq(count_of(text, "--task-clock"), 1);
 	sum.held.mean = 8e3;

@@ -540,16 +540,41 @@ START_TEST(test_perturbation_by_getrusage_is_not_compared_across_a_hold)
 	sum_compute(r, 2, &o, &s);
 	ck_assert(isnan(s.perturb.hold_ns));
 	ck_assert(s.perturb.cpu_compared);
-	/* the PUT's task-clock in every run: compared, whatever getrusage billed */
+	/* the PUT's task-clock in every run, alone too: compared, whatever getrusage billed */
 	for (int i = 0; i < 2; i++) {
 		r[i].fluid_tc_ns = 1e6;
 		r[i].fluid_cpu_ns = 1e6 - 5e3 * (double)r[i].ops;
 		r[i].os_ns[SRC_TASK_CLOCK] = 11e3 * (double)r[i].ops;
 	}
+	alone[0].by_task_clock = 1;
 	sum_compute(r, 2, &o, &s);
 	ck_assert(s.perturb.by_task_clock);
 	ck_assert(s.perturb.cpu_compared);
+	ck_assert(isnan(s.perturb.hold_ns));
 	ck_assert_double_eq_tol(s.perturb.cpu_corun.mean, 11e3, 1e-6);
+	/* the alone run by getrusage (its counter failed): not one source, and the co-runs billed nothing by getrusage */
+	alone[0].by_task_clock = 0;
+	sum_compute(r, 2, &o, &s);
+	ck_assert(!s.perturb.by_task_clock);
+	ck_assert(s.perturb.cpu_compared);
+	/* the small run by getrusage: its hold alone, 5 us an op of 100 ops, over 4 % of 10 us */
+	r[1].os_ns[SRC_TASK_CLOCK] = NAN;
+	sum_compute(r, 2, &o, &s);
+	ck_assert_double_eq_tol(s.perturb.hold_ns, 5e3, 1e-6);
+	ck_assert(!s.perturb.cpu_compared);
+}
+END_TEST
+
+/* sum_perturb_compared: 1 % of the result, by hand; unknowns compare */
+START_TEST(test_perturb_compared_by_hand)
+{
+	ck_assert(sum_perturb_compared(0, 100, 10e3));
+	ck_assert(sum_perturb_compared(0, -100, -10e3));
+	ck_assert(!sum_perturb_compared(0, 100.5, 10e3));
+	ck_assert(!sum_perturb_compared(0, -101, 10e3));
+	ck_assert(sum_perturb_compared(1, 5e3, 10e3));
+	ck_assert(sum_perturb_compared(0, NAN, 10e3));
+	ck_assert(sum_perturb_compared(0, 5e3, NAN));
 }
 END_TEST
 
@@ -924,6 +949,7 @@ Suite *summary_suite(void)
 	tcase_add_test(tc, test_consistency_names_the_clock_that_lies);
 	tcase_add_test(tc, test_perturbation_pairs_each_estimate_with_its_alone_run);
 	tcase_add_test(tc, test_perturbation_by_getrusage_is_not_compared_across_a_hold);
+	tcase_add_test(tc, test_perturb_compared_by_hand);
 	tcase_add_test(tc, test_normalised_cost_cancels_the_cpu_speed);
 	tcase_add_test(tc, test_these_ops_interval_given_the_os_account);
 	tcase_add_test(tc, test_these_ops_account_takes_the_holds_out);
