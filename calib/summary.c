@@ -469,7 +469,7 @@ static void perturbation(const struct est_run *runs, size_t nruns, const struct 
 {
 	size_t step = o->fit ? 2 : 1, n = 0;
 	double hold = 0, hold_ops = 0;
-	int by_tc = 1;
+	int by_tc = 1, mixed = 0;
 	size_t cap = o->nalone ? o->nalone : 1;
 	double *w[4], *ch[2];
 	for (int k = 0; k < 4; k++)
@@ -485,16 +485,21 @@ static void perturbation(const struct est_run *runs, size_t nruns, const struct 
 		w[0][n] = x->wall_ns / (double)x->ops;
 		w[1][n] = (a->put_wall_ns + (b ? b->put_wall_ns : 0)) / ops;
 		w[2][n] = x->cpu_ns / (double)x->ops;
-		w[3][n] = (est_run_cpu_ns(a) + (b ? est_run_cpu_ns(b) : 0)) / ops;
-		by_tc &= x->by_task_clock;
-		/* the fluid's time getrusage billed the PUT, in the runs whose CPU time is getrusage's */
+		/* beside the fluid by the alone run's source: task-clock if it and the co-runs have it, else getrusage */
+		int tc = x->by_task_clock && isfinite(a->os_ns[SRC_TASK_CLOCK]) &&
+			 (!b || isfinite(b->os_ns[SRC_TASK_CLOCK]));
+		mixed |= x->by_task_clock && !tc;
+		by_tc &= tc;
+		w[3][n] = 0;
 		for (const struct est_run *r = a; r; r = r == a ? b : NULL) {
-			by_tc &= isfinite(r->os_ns[SRC_TASK_CLOCK]);
-			if (!isfinite(r->os_ns[SRC_TASK_CLOCK])) {
+			w[3][n] += r->os_ns[tc ? SRC_TASK_CLOCK : SRC_GETRUSAGE];
+			/* the fluid's time getrusage billed the PUT, where that is known */
+			if (!tc && isfinite(est_rebill_ns(r))) {
 				hold += est_rebill_ns(r);
 				hold_ops += (double)r->ops;
 			}
 		}
+		w[3][n] /= ops;
 		ch[0][n] = est_pct_diff(w[1][n], w[0][n]);
 		ch[1][n] = est_pct_diff(w[3][n], w[2][n]);
 		n++;
@@ -502,7 +507,8 @@ static void perturbation(const struct est_run *runs, size_t nruns, const struct 
 	p->n = n;
 	p->by_task_clock = n && by_tc;
 	p->hold_ns = hold_ops > 0 ? hold / hold_ops : NAN;
-	p->cpu_compared = sum_perturb_compared(p->by_task_clock, p->hold_ns, tau_ns);
+	p->mixed = mixed;
+	p->cpu_compared = !mixed && sum_perturb_compared(p->by_task_clock, p->hold_ns, tau_ns);
 	summarize(w[0], n, &p->wall_alone);
 	summarize(w[1], n, &p->wall_corun);
 	summarize(w[2], n, &p->cpu_alone);

@@ -289,17 +289,19 @@ int measuring_check_truth(const struct session *s, const struct summary *sum, co
 	 */
 	double delta = p->n ? p->cpu_corun.mean - p->cpu_alone.mean : NAN;
 	if (isfinite(delta) && !p->cpu_compared) {
-		/*
-		 * getrusage's hold beside the fluid is known (est_rebill_ns), the
-		 * one alone is not; a sweep says it once (its JSON has each size's)
-		 */
-		if (!said->perturb_unknown++)
+		/* getrusage's hold beside the fluid is known (est_rebill_ns), the one alone is not */
+		if (said->perturb_unknown++)
+			msg_info("%sthe perturbation check did not compare the PUT's own CPU time, as above", label);
+		else if (p->mixed)
+			msg_info("%sthe perturbation check did not compare the PUT's own CPU time: its counter counted the "
+				 "runs alone and not every run beside the fluid",
+				 label);
+		else
 			msg_info("%sthe perturbation check did not compare the PUT's own CPU time: without its own counter "
 				 "that is getrusage, which billed it up to %.3f µs per operation of the fluid's time (a "
 				 "wake-up from another CPU) beside the fluid, and an unknown hold alone; --task-clock "
-				 "compares it (docs/estimators.md)%s",
-				 label, p->hold_ns / 1e3,
-				 said == &once ? "" : "; said once, for every size it is true of (JSON perturbation.cpu_compared)");
+				 "compares it (docs/estimators.md)",
+				 label, p->hold_ns / 1e3);
 		delta = NAN;
 	}
 	if (isfinite(delta) && tau > 0 && fabs(delta) > MEASURING_MAX_CHANGE_PCT / 100 * tau) {
