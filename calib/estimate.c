@@ -315,12 +315,8 @@ void est_alone_from(const struct put_report *p, struct est_alone *a)
 	a->ops = p->ops;
 	a->wall_ns = (double)(p->end_ns - p->start_ns);
 	a->by_task_clock = p->task_clock_ns.avail;
-	if (p->task_clock_ns.avail)
-		a->cpu_ns = p->task_clock_ns.v;
-	else if (p->utime_ns.avail && p->stime_ns.avail)
-		a->cpu_ns = p->utime_ns.v + p->stime_ns.v;
-	else
-		a->cpu_ns = NAN;
+	a->getrusage_ns = p->utime_ns.avail && p->stime_ns.avail ? p->utime_ns.v + p->stime_ns.v : NAN;
+	a->cpu_ns = p->task_clock_ns.avail ? p->task_clock_ns.v : a->getrusage_ns;
 }
 
 double est_run_cpu_ns(const struct est_run *r)

@@ -220,6 +220,7 @@ struct est_alone {
 	double wall_ns;         /* put's own loop wall time */
 	double cpu_ns;          /* its own CPU time: task-clock, else getrusage; NAN if neither */
 	int by_task_clock;      /* cpu_ns is the task-clock's */
+	double getrusage_ns;    /* its getrusage, NAN if not known: what a co-run without a task-clock is set beside */
 };
 
 /* est_alone_from - the alone run's figures from put's report */

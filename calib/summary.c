@@ -469,7 +469,7 @@ static void perturbation(const struct est_run *runs, size_t nruns, const struct 
 {
 	size_t step = o->fit ? 2 : 1, n = 0;
 	double hold = 0, hold_ops = 0;
-	int by_tc = 1, mixed = 0;
+	int by_tc = 1;
 	size_t cap = o->nalone ? o->nalone : 1;
 	double *w[4], *ch[2];
 	for (int k = 0; k < 4; k++)
@@ -484,12 +484,11 @@ static void perturbation(const struct est_run *runs, size_t nruns, const struct 
 			continue;
 		w[0][n] = x->wall_ns / (double)x->ops;
 		w[1][n] = (a->put_wall_ns + (b ? b->put_wall_ns : 0)) / ops;
-		w[2][n] = x->cpu_ns / (double)x->ops;
-		/* beside the fluid by the alone run's source: task-clock if it and the co-runs have it, else getrusage */
+		/* both sides by task-clock if the alone run and the co-runs have it, else both by getrusage */
 		int tc = x->by_task_clock && isfinite(a->os_ns[SRC_TASK_CLOCK]) &&
 			 (!b || isfinite(b->os_ns[SRC_TASK_CLOCK]));
-		mixed |= x->by_task_clock && !tc;
 		by_tc &= tc;
+		w[2][n] = (tc ? x->cpu_ns : x->getrusage_ns) / (double)x->ops;
 		w[3][n] = 0;
 		for (const struct est_run *r = a; r; r = r == a ? b : NULL) {
 			w[3][n] += r->os_ns[tc ? SRC_TASK_CLOCK : SRC_GETRUSAGE];
@@ -507,8 +506,7 @@ static void perturbation(const struct est_run *runs, size_t nruns, const struct 
 	p->n = n;
 	p->by_task_clock = n && by_tc;
 	p->hold_ns = hold_ops > 0 ? hold / hold_ops : NAN;
-	p->mixed = mixed;
-	p->cpu_compared = !mixed && sum_perturb_compared(p->by_task_clock, p->hold_ns, tau_ns);
+	p->cpu_compared = sum_perturb_compared(p->by_task_clock, p->hold_ns, tau_ns);
 	summarize(w[0], n, &p->wall_alone);
 	summarize(w[1], n, &p->wall_corun);
 	summarize(w[2], n, &p->cpu_alone);

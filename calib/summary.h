@@ -52,8 +52,7 @@ struct sum_perturb {
 	size_t n;                           /* estimates with an alone run */
 	struct stats_summary wall_alone, wall_corun, cpu_alone, cpu_corun; /* ns per op */
 	struct stats_summary wall_change, cpu_change; /* 100 (beside / alone - 1) */
-	int by_task_clock;   /* the PUT's own CPU time is its task-clock in every run compared, alone too */
-	int mixed;           /* an alone run by task-clock beside co-runs without it (their counter failed) */
+	int by_task_clock;   /* the PUT's own CPU time is its task-clock in every run compared, alone too; else getrusage's */
 	/* per op of the co-runs by getrusage, est_rebill_ns: the fluid's time it billed the PUT, with any steal; NAN: unknown */
 	double hold_ns;
 	/*

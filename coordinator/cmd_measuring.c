@@ -292,10 +292,6 @@ int measuring_check_truth(const struct session *s, const struct summary *sum, co
 		/* getrusage's hold beside the fluid is known (est_rebill_ns), the one alone is not */
 		if (said->perturb_unknown++)
 			msg_info("%sthe perturbation check did not compare the PUT's own CPU time, as above", label);
-		else if (p->mixed)
-			msg_info("%sthe perturbation check did not compare the PUT's own CPU time: its counter counted the "
-				 "runs alone and not every run beside the fluid",
-				 label);
 		else
 			msg_info("%sthe perturbation check did not compare the PUT's own CPU time: without its own counter "
 				 "that is getrusage, which billed it up to %.3f µs per operation of the fluid's time (a "

@@ -270,10 +270,6 @@ void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so,
 			fprintf(f, "  perturbation own CPU %s µs/op beside the fluid, %s alone (%s);\n",
 				us(p->cpu_corun.mean, a, sizeof a), us(p->cpu_alone.mean, b, sizeof b),
 				pct_ci(&p->cpu_change, cpu_ch, sizeof cpu_ch));
-		else if (p->mixed)
-			fprintf(f, "  perturbation own CPU %s µs/op beside the fluid, %s alone: not compared (its counter\n"
-				   "               counted the runs alone and not every run beside the fluid);\n",
-				us(p->cpu_corun.mean, a, sizeof a), us(p->cpu_alone.mean, b, sizeof b));
 		else
 			fprintf(f, "  perturbation own CPU %s µs/op beside the fluid, %s alone, by getrusage: not compared\n"
 				   "               (it billed up to %s µs/op of the fluid's time beside it, an unknown hold alone);\n",

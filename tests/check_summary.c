@@ -470,7 +470,7 @@ END_TEST
 START_TEST(test_perturbation_pairs_each_estimate_with_its_alone_run)
 {
 	const int cpu0 = 0;
-	struct est_alone alone[2] = { { 100, 100 * 32e3, 100 * 15e3, 1 }, { 100, 100 * 30e3, 100 * 14e3, 1 } };
+	struct est_alone alone[2] = { { 100, 100 * 32e3, 100 * 15e3, 1, NAN }, { 100, 100 * 30e3, 100 * 14e3, 1, NAN } };
 	struct sum_opts o = { .estimator = SUM_CLASSIC, .fit = 1, .ops = 400, .ncpu = 1, .cpu_id = &cpu0,
 			      .alone = alone, .nalone = 2 };
 	struct est_run r[4];
@@ -505,7 +505,7 @@ END_TEST
 START_TEST(test_perturbation_by_getrusage_is_not_compared_across_a_hold)
 {
 	const int cpu0 = 0;
-	struct est_alone alone[1] = { { 100, 100 * 30e3, 100 * 14e3 } };
+	struct est_alone alone[1] = { { 100, 100 * 30e3, 100 * 14e3, 0, 100 * 14e3 } };
 	struct sum_opts o = { .estimator = SUM_CLASSIC, .fit = 1, .ops = 400, .ncpu = 1, .cpu_id = &cpu0,
 			      .alone = alone, .nalone = 1 };
 	struct est_run r[2];
@@ -559,21 +559,27 @@ START_TEST(test_perturbation_by_getrusage_is_not_compared_across_a_hold)
 	 */
 	alone[0].by_task_clock = 0;
 	sum_compute(r, 2, &o, &s);
-	ck_assert(!s.perturb.by_task_clock && !s.perturb.mixed);
+	ck_assert(!s.perturb.by_task_clock);
 	ck_assert_double_eq_tol(s.perturb.cpu_corun.mean, 16e3, 1e-6);
 	ck_assert_double_eq_tol(s.perturb.hold_ns, 5e3, 1e-6);
 	ck_assert(!s.perturb.cpu_compared);
-	/* the alone run by task-clock, a co-run without it (its counter failed): not one source, not compared */
+	/*
+	 * the alone run by task-clock (12 us an op), a co-run without it (its
+	 * counter failed): both sides by getrusage, the alone run's 14, and the
+	 * hold stops the comparison
+	 */
 	alone[0].by_task_clock = 1;
+	alone[0].cpu_ns = 100 * 12e3;
 	r[1].os_ns[SRC_TASK_CLOCK] = NAN;
 	sum_compute(r, 2, &o, &s);
-	ck_assert(s.perturb.mixed);
+	ck_assert(!s.perturb.by_task_clock);
+	ck_assert_double_eq_tol(s.perturb.cpu_alone.mean, 14e3, 1e-6);
+	ck_assert_double_eq_tol(s.perturb.cpu_corun.mean, 16e3, 1e-6);
 	ck_assert(!s.perturb.cpu_compared);
 	/* a run whose fluid had no task-clock leaves the hold to the runs that know it */
 	alone[0].by_task_clock = 0;
 	r[1].fluid_tc_ns = NAN;
 	sum_compute(r, 2, &o, &s);
-	ck_assert(!s.perturb.mixed);
 	ck_assert_double_eq_tol(s.perturb.hold_ns, 5e3, 1e-6);
 	ck_assert(!s.perturb.cpu_compared);
 }
