@@ -34,6 +34,19 @@ int sum_shared_cpu(const struct summary *s)
 	return s->others_share >= SUM_MAX_OTHERS_SHARE;
 }
 
+double sum_trace_cost_ns(double put_switches_per_op)
+{
+	return 2 * put_switches_per_op * SUM_TRACE_SWITCH_NS;
+}
+
+int sum_auto_trace(const struct summary *s)
+{
+	if (!sum_shared_cpu(s) && !sum_nowhere_else(s))
+		return 0;
+	/* NAN (no switch count, no result) is no: the trace's cost would be unknown */
+	return sum_trace_cost_ns(s->put_switches_per_op) <= SUM_AUTO_TRACE_MAX_COST * fabs(s->tau.mean);
+}
+
 int sum_perturb_compared(int by_task_clock, double hold_ns, double tau_ns)
 {
 	/* unknown (a fluid without its task-clock, no result): compared, as before the hold was known */
@@ -594,7 +607,8 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 	sum->estimator = (enum sum_estimator)def;
 
 	double e_drift = 0, e_calib = 0, e_cache = 0, e_res = 0, e_bg = 0, tf = 0, t0 = 0, wall = 0,
-	       wall_ops = 0, idle = 0, nidle = 0, traced = 0, traced_cal = 0, unknown = 0, ntraced = 0, switches = 0, switch_ops = 0;
+	       wall_ops = 0, idle = 0, nidle = 0, traced = 0, traced_cal = 0, unknown = 0, ntraced = 0, switches = 0, switch_ops = 0,
+	       put_switches = 0, put_switch_ops = 0;
 	double *others = calloc(nruns ? nruns : 1, sizeof *others);
 	size_t nothers = 0;
 	double rx[EST_MAX_CPUS] = { 0 }, tx[EST_MAX_CPUS] = { 0 }, ipi[EST_MAX_CPUS] = { 0 },
@@ -625,6 +639,10 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 				switches += r->traced_switches;
 				switch_ops += (double)r->ops;
 			}
+		}
+		if (r->ops && r->nvcsw >= 0 && r->nivcsw >= 0) {
+			put_switches += (double)(r->nvcsw + r->nivcsw);
+			put_switch_ops += (double)r->ops;
 		}
 		wall += r->put_wall_ns;
 		wall_ops += (double)r->ops;
@@ -743,6 +761,7 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 	sum->traced_cal_share = ntraced ? traced_cal / ntraced : NAN;
 	sum->unknown_share = ntraced ? unknown / ntraced : NAN;
 	sum->traced_switches_per_op = switch_ops > 0 ? switches / switch_ops : NAN;
+	sum->put_switches_per_op = put_switch_ops > 0 ? put_switches / put_switch_ops : NAN;
 	sum->e_shared_ns = sum_shared_bound_ns(sum->others_share, sum->tau.mean);
 	these_ops(e, n, def, o->peer_here, &sum->tau, sum);
 	sum->tau_bound_ns = 0; /* sum_bound_interval, once the caller knows the other CPUs */

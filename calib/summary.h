@@ -144,6 +144,7 @@ struct summary {
 	 */
 	double traced_share, traced_cal_share, unknown_share;
 	double traced_switches_per_op; /* context switches the trace saw on the PUT's CPU per operation in the co-runs */
+	double put_switches_per_op;    /* the PUT's own context switches (getrusage) per operation in the co-runs; NAN: none */
 	/*
 	 * The least busy CPU with no fluid over the co-runs (/proc/stat ticks)
 	 * and its busy share: set by the caller (seq_summarize), over every
@@ -260,6 +261,28 @@ int sum_shared_cpu(const struct summary *s);
  */
 #define SUM_MAX_OTHER_CPU_BUSY 0.9
 int sum_nowhere_else(const struct summary *s);
+
+/*
+ * sum_trace_cost_ns - a bound on what the scheduler trace (--trace-others)
+ * adds to the result per operation, for a PUT that switches
+ * put_switches_per_op times an operation: every switch of the measured CPU
+ * writes an event there, 0.5 to 0.8 us each on the development VM
+ * (docs/estimators.md), and each of the PUT's switches is two of its CPU's
+ * (out, and back in)
+ */
+#define SUM_TRACE_SWITCH_NS 1000.0
+double sum_trace_cost_ns(double put_switches_per_op);
+/*
+ * sum_auto_trace - whether a measurement without the trace should be made
+ * again with it: its interval is known not to hold (sum_shared_cpu or
+ * sum_nowhere_else; under a memory hog on the other CPU it covered 91 of
+ * 100 times, the trace's 95, bench/RESULTS.md) and the trace would add at
+ * most SUM_AUTO_TRACE_MAX_COST of the result (sum_trace_cost_ns), far
+ * inside any interval; a PUT that switches often (a blocking send) would
+ * pay more, and is not traced unasked
+ */
+#define SUM_AUTO_TRACE_MAX_COST 0.001
+int sum_auto_trace(const struct summary *s);
 
 /*
  * sum_fluid_share - the fluid's speed in the bracketing calibrations as a

@@ -73,7 +73,11 @@ struct out {
 	int have_csv;
 };
 
-static int run_loop(struct session *r, struct series *s, struct out *o, struct stop_state *stop)
+/* run_loop's return when the runs are to be made again with the scheduler traced (measuring_auto_trace) */
+#define RETRACE 1
+
+static int run_loop(struct session *r, struct series *s, struct out *o, struct stop_state *stop, char *why,
+		    size_t whylen)
 {
 	unsigned reps = r->m.reps ? r->m.reps : DEFAULT_REPS;
 	if (r->m.fit)
@@ -107,12 +111,18 @@ static int run_loop(struct session *r, struct series *s, struct out *o, struct s
 		int pair_done = !r->m.fit || i % 2 == 1;
 		if (r->m.fit && pair_done)
 			series_pair_done(s);
-		if (r->m.precision && pair_done) {
+		if (pair_done && (r->m.precision || !r->seq.o.trace)) {
 			struct summary sum;
 			seq_summarize(&r->seq, s, &sum);
-			if (measuring_stop_check(r, stop, &sum) || measuring_out_of_reach(r, stop, &sum))
-				break;
-			measuring_stop_progress(r, stop, &sum, &prog);
+			if (measuring_auto_trace(r, &sum, why, whylen)) {
+				msg_progress_end(&prog);
+				return RETRACE;
+			}
+			if (r->m.precision) {
+				if (measuring_stop_check(r, stop, &sum) || measuring_out_of_reach(r, stop, &sum))
+					break;
+				measuring_stop_progress(r, stop, &sum, &prog);
+			}
 		}
 		if (pair_done && dclock_raw_ns() >= deadline) {
 			if (!r->m.precision)
@@ -146,6 +156,11 @@ int cmd_measure(int argc, char **argv)
 		return msg_usage("measure", "--plot is for sweep and predict: measure has one cost, not a curve");
 
 	struct out o = { 0 };
+	struct series s;
+	int rc = 0;
+	struct stop_state stop;
+	uint64_t first_start_ns = 0;
+again:
 	if ((st = measuring_open_csv(&r, &o.csv, OUT_CSV_HEADER)))
 		return st;
 	o.have_csv = r.m.csv != NULL;
@@ -154,10 +169,11 @@ int cmd_measure(int argc, char **argv)
 		session_finish(&r);
 		return st;
 	}
-	struct series s;
+	/* --max-time counts from the first start, through a start again traced */
+	if (first_start_ns)
+		r.start_ns = first_start_ns;
+	first_start_ns = r.start_ns;
 	session_series_init(&r, &s, r.m.workload);
-	int rc = 0;
-	struct stop_state stop;
 	memset(&stop, 0, sizeof stop);
 	struct msg_progress pilot;
 	msg_progress_start(&pilot, "measuring", 0);
@@ -175,7 +191,30 @@ int cmd_measure(int argc, char **argv)
 		msg_info("%s: %" PRIu64 " ops per run%s", r.m.workload, s.ops, r.m.fit ? ", in pairs with a quarter" : "");
 	else
 		msg_info("%s: %" PRIu64 " ops per run, in pairs with null runs (start-up only)", r.m.workload, s.ops);
-	rc = run_loop(&r, &s, &o, &stop);
+	char retrace_why[sizeof r.trace_auto];
+	rc = run_loop(&r, &s, &o, &stop, retrace_why, sizeof retrace_why);
+	if (rc == RETRACE) {
+		/*
+		 * The runs so far are dropped from the result (their interval is
+		 * known not to hold); their CSV rows stay, with no summary row, as
+		 * an interrupted measurement's do. The trace must start before the
+		 * helpers are forked, so everything starts again.
+		 */
+		msg_info("%s: starting again with the scheduler traced (--trace-others), which takes the others' time "
+			 "out of each run; --no-trace-others not to",
+			 retrace_why);
+		csvout_close(&o.csv);
+		series_free(&s);
+		session_finish(&r);
+		struct opts m = r.m;
+		const struct put_workload *w = r.w;
+		memset(&r, 0, sizeof r);
+		r.m = m;
+		r.w = w;
+		r.m.trace_others = 1;
+		snprintf(r.trace_auto, sizeof r.trace_auto, "%s", retrace_why);
+		goto again;
+	}
 	int met = stop.met;
 	/* stopped by a signal after a pair (or a run): what was measured is reported, marked partial */
 	if (rc && (st = measuring_stopped(&r, rc, s.nruns >= (r.m.fit ? 2u : 1u))) && !r.interrupted)
@@ -272,6 +311,9 @@ int cmd_measure(int argc, char **argv)
 			json_object_set_new(j, "precision_met", json_boolean(met));
 			json_object_set_new(j, "stopping", measuring_stop_json(&r, &stop));
 		}
+		json_object_set_new(j, "trace_others",
+				    json_string(r.trace_auto[0] ? "auto" : r.seq.o.trace ? "option" : "off"));
+		json_object_set_new(j, "trace_others_why", r.trace_auto[0] ? json_string(r.trace_auto) : json_null());
 		measuring_output(&r, j);
 	} else {
 		char args[512], cpus[128];
@@ -288,6 +330,8 @@ int cmd_measure(int argc, char **argv)
 		       cpus, s.ops, s.nruns, prec);
 		if (r.seq.o.remote)
 			printf("  %s\n", r.peer_note);
+		if (r.trace_auto[0])
+			printf("  the scheduler traced (--trace-others) from a second start, as %s\n", r.trace_auto);
 		out_text_print(stdout, &sum, &r.seq.o, &r.ctx);
 		measuring_output(&r, NULL);
 	}

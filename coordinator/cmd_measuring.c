@@ -84,7 +84,8 @@ int measuring_setup(struct session *s)
 		msg_info("one CPU only: the coordinator and any peer share the measured CPU, and their work is "
 			 "in the displacement");
 	session_read_store(s);
-	store_note(s);
+	if (!s->trace_auto[0]) /* said at the first start */
+		store_note(s);
 	if (s->store.status == STORE_ROW && s->store.tau0_ns > 0)
 		s->seq.tau0_ref_ns = s->store.tau0_ns;
 	if ((rc = session_start_peer(s))) {
@@ -107,6 +108,19 @@ int measuring_choose_ops(struct session *s, struct series *ser)
 	if (fixed)
 		msg_info("%s: every run with %s, what the pilot calibrated %s to", s->w->name, fixed, pl->fix_replaces);
 	return 0;
+}
+
+int measuring_auto_trace(const struct session *s, const struct summary *sum, char *why, size_t len)
+{
+	if (s->m.trace_others || s->m.no_trace_others || s->seq.o.trace || !sum_auto_trace(sum) || !schedtrace_usable())
+		return 0;
+	if (sum_nowhere_else(sum))
+		snprintf(why, len, "every CPU without a fluid was busy (CPU %d %.0f%% of the co-runs)", sum->other_cpu,
+			 100 * sum->other_cpu_busy);
+	else
+		snprintf(why, len, "other tasks took %.1f%% of CPU %d from the fluid in the calibrations",
+			 100 * sum->others_share, s->m.cpu);
+	return 1;
 }
 
 unsigned measuring_whole_pairs(unsigned reps, const char *why)

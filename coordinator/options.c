@@ -115,12 +115,18 @@ void opts_help_measurement(FILE *f, const char *cmd)
 	      "                       --task-clock, and not compared when a wake-up\n"
 	      "                       from another CPU bills it over 1% of the result\n"
 	      "                       of the fluid's time\n"
-	      "  --trace-others       trace the scheduler (root: a tracefs instance of\n"
-	      "                       its own) and take out of each calibration and\n"
-	      "                       co-run the time other tasks held the CPU in it;\n"
-	      "                       softirq threads and kworkers, which may run the\n"
-	      "                       PUT's own work, stay in. Narrower CIs on a busy\n"
-	      "                       host, and no bias from a neighbour on the CPU\n"
+	      "  --trace-others, --no-trace-others  trace the scheduler (root: a tracefs\n"
+	      "                       instance of its own) and take out of each\n"
+	      "                       calibration and co-run the time other tasks held\n"
+	      "                       the CPU in it; softirq threads and kworkers, which\n"
+	      "                       may run the PUT's own work, stay in. Narrower CIs\n"
+	      "                       on a busy host, and no bias from a neighbour on the\n"
+	      "                       CPU; each switch traced costs the CPU about 1 us.\n"
+	      "                       As root, measure starts again traced when every\n"
+	      "                       other CPU is 90% busy or others take 1% of the\n"
+	      "                       measured one, if the PUT switches so seldom that\n"
+	      "                       the trace costs under 0.1% of the result; or not\n"
+	      "                       (--no-trace-others)\n"
 	      "  --task-clock, --no-task-clock  put a perf task-clock counter on the PUT,\n"
 	      "                       for the OS table and as the off-CPU estimator's\n"
 	      "                       account of the cost of these operations; or not\n"
@@ -171,7 +177,7 @@ void opts_help_output(FILE *f, const char *cmd, const char *more)
 enum {
 	O_CPU = 1000, O_CPUS, O_PEER_CPU, O_PEER, O_SCHED, O_OPS, O_REPS, O_PRECISION, O_MAX_TIME, O_RUN_TIME,
 	O_FIT, O_NO_FIT, O_CAL, O_LEAD_IN, O_LEAD_OUT, O_CHUNK, O_CLOCK_RES, O_CSV, O_PLOT, O_STORE, O_JSON, O_QUIET,
-	O_STRICT, O_ESTIMATOR, O_NO_PERTURB, O_TRACE_OTHERS, O_PRECISION_OF, O_STOPPING, O_REMOTE_CPUS, O_FLOWS,
+	O_STRICT, O_ESTIMATOR, O_NO_PERTURB, O_TRACE_OTHERS, O_NO_TRACE_OTHERS, O_PRECISION_OF, O_STOPPING, O_REMOTE_CPUS, O_FLOWS,
 	O_TASK_CLOCK, O_NO_TASK_CLOCK,
 };
 
@@ -198,6 +204,7 @@ static const struct opts_extra common[] = {
 	{ "estimator", 1, O_ESTIMATOR },
 	{ "no-perturbation-check", 0, O_NO_PERTURB },
 	{ "trace-others", 0, O_TRACE_OTHERS },
+	{ "no-trace-others", 0, O_NO_TRACE_OTHERS },
 	{ "task-clock", 0, O_TASK_CLOCK },
 	{ "no-task-clock", 0, O_NO_TASK_CLOCK },
 	{ "precision-of", 1, O_PRECISION_OF },
@@ -290,6 +297,11 @@ static int common_opt(struct opts *m, int id, const char *v)
 		return 0;
 	case O_TRACE_OTHERS:
 		m->trace_others = 1;
+		m->no_trace_others = 0;
+		return 0;
+	case O_NO_TRACE_OTHERS:
+		m->trace_others = 0;
+		m->no_trace_others = 1;
 		return 0;
 	case O_TASK_CLOCK:
 		m->task_clock = 1;

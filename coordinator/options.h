@@ -52,6 +52,7 @@ struct opts {
 	int estimator;              /* --estimator: enum sum_estimator; -1: the default */
 	int no_perturb;             /* --no-perturbation-check */
 	int trace_others;           /* --trace-others: each window's other tasks from a scheduler trace */
+	int no_trace_others;        /* --no-trace-others: not even when the untraced interval does not hold */
 	int task_clock;             /* --task-clock: a perf counter on the PUT (it costs each of its context switches) */
 	const char *csv;
 	const char *plot;

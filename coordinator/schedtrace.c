@@ -46,6 +46,11 @@ static int have_tracefs(void)
 	return stat(TRACEFS "/instances", &st) == 0 ? 0 : -ENOENT;
 }
 
+int schedtrace_usable(void)
+{
+	return geteuid() == 0 && have_tracefs() == 0 && access(TRACEFS "/instances", W_OK) == 0;
+}
+
 /* instances a displace that died left behind: displace-PID of a PID that is gone */
 static void remove_stale(void)
 {

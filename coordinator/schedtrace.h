@@ -30,6 +30,12 @@ struct schedtrace {
 };
 
 /*
+ * schedtrace_usable - whether schedtrace_open can be expected to work: root,
+ * and tracefs there (mounted at /sys/kernel/tracing if it was not) with
+ * room for an instance
+ */
+int schedtrace_usable(void);
+/*
  * schedtrace_open - make and start the instance; this process, by the pid
  * the trace gives it (the host's, in a container's PID namespace), and
  * everything it forks from now on are displace's. 0, or -errno with err

@@ -55,6 +55,7 @@ struct session {
 	struct remote remote;     /* the peer host's fluids (--remote-cpus), open when seq.o.remote points here */
 	struct schedtrace trace;  /* --trace-others: open when seq.o.trace points here */
 	char peer_note[400];      /* where the peer runs, for the output */
+	char trace_auto[200];     /* why measure turned --trace-others on by itself; "" when it did not */
 	int interrupted;          /* the signal that stopped the runs, whose result is reported as partial; 0 */
 	char err[512];
 };
