@@ -34,9 +34,15 @@ int sum_shared_cpu(const struct summary *s)
 	return s->others_share >= SUM_MAX_OTHERS_SHARE;
 }
 
+double sum_trace_bound_ns(double traced_switches_per_op, double put_voluntary_per_op)
+{
+	double own = fmin(2 * put_voluntary_per_op, traced_switches_per_op);
+	return own * SUM_TRACE_OWN_SWITCH_NS + (traced_switches_per_op - own) * SUM_TRACE_OTHER_SWITCH_NS;
+}
+
 double sum_trace_cost_ns(double put_switches_per_op)
 {
-	return 2 * put_switches_per_op * SUM_TRACE_SWITCH_NS;
+	return sum_trace_bound_ns(2 * put_switches_per_op, 0);
 }
 
 int sum_auto_trace(const struct summary *s)
@@ -65,9 +71,14 @@ double sum_norm_scale(const struct summary *s)
 
 void sum_bound_interval(struct summary *s, int traced)
 {
-	double bound = (sum_shared_cpu(s) || (!traced && sum_nowhere_else(s))) && isfinite(s->e_shared_ns)
-			       ? s->e_shared_ns
-			       : 0;
+	double shared = (sum_shared_cpu(s) || (!traced && sum_nowhere_else(s))) && isfinite(s->e_shared_ns)
+				? s->e_shared_ns
+				: 0;
+	double vol = isfinite(s->put_voluntary_per_op) ? s->put_voluntary_per_op : 0;
+	s->trace_bound_ns = traced && isfinite(s->traced_switches_per_op)
+				    ? sum_trace_bound_ns(s->traced_switches_per_op, vol)
+				    : 0;
+	double bound = shared + s->trace_bound_ns;
 	double d = bound - s->tau_bound_ns;
 	s->tau.ci_half += d;
 	if (s->nremote)
@@ -608,7 +619,7 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 
 	double e_drift = 0, e_calib = 0, e_cache = 0, e_res = 0, e_bg = 0, tf = 0, t0 = 0, wall = 0,
 	       wall_ops = 0, idle = 0, nidle = 0, traced = 0, traced_cal = 0, unknown = 0, ntraced = 0, switches = 0, switch_ops = 0,
-	       put_switches = 0, put_switch_ops = 0;
+	       put_switches = 0, put_voluntary = 0, put_switch_ops = 0;
 	double *others = calloc(nruns ? nruns : 1, sizeof *others);
 	size_t nothers = 0;
 	double rx[EST_MAX_CPUS] = { 0 }, tx[EST_MAX_CPUS] = { 0 }, ipi[EST_MAX_CPUS] = { 0 },
@@ -642,6 +653,7 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 		}
 		if (r->ops && r->nvcsw >= 0 && r->nivcsw >= 0) {
 			put_switches += (double)(r->nvcsw + r->nivcsw);
+			put_voluntary += (double)r->nvcsw;
 			put_switch_ops += (double)r->ops;
 		}
 		wall += r->put_wall_ns;
@@ -762,6 +774,7 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 	sum->unknown_share = ntraced ? unknown / ntraced : NAN;
 	sum->traced_switches_per_op = switch_ops > 0 ? switches / switch_ops : NAN;
 	sum->put_switches_per_op = put_switch_ops > 0 ? put_switches / put_switch_ops : NAN;
+	sum->put_voluntary_per_op = put_switch_ops > 0 ? put_voluntary / put_switch_ops : NAN;
 	sum->e_shared_ns = sum_shared_bound_ns(sum->others_share, sum->tau.mean);
 	these_ops(e, n, def, o->peer_here, &sum->tau, sum);
 	sum->tau_bound_ns = 0; /* sum_bound_interval, once the caller knows the other CPUs */

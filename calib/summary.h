@@ -145,6 +145,8 @@ struct summary {
 	double traced_share, traced_cal_share, unknown_share;
 	double traced_switches_per_op; /* context switches the trace saw on the PUT's CPU per operation in the co-runs */
 	double put_switches_per_op;    /* the PUT's own context switches (getrusage) per operation in the co-runs; NAN: none */
+	double put_voluntary_per_op;   /* ... of them voluntary (it blocked) */
+	double trace_bound_ns;         /* sum_trace_bound_ns when traced, in tau_bound_ns; 0 untraced */
 	/*
 	 * The least busy CPU with no fluid over the co-runs (/proc/stat ticks)
 	 * and its busy share: set by the caller (seq_summarize), over every
@@ -263,14 +265,25 @@ int sum_shared_cpu(const struct summary *s);
 int sum_nowhere_else(const struct summary *s);
 
 /*
- * sum_trace_cost_ns - a bound on what the scheduler trace (--trace-others)
- * adds to the result per operation, for a PUT that switches
- * put_switches_per_op times an operation: every switch of the measured CPU
- * writes an event there, 0.5 to 0.8 us each on the development VM
- * (docs/estimators.md), and each of the PUT's switches is two of its CPU's
- * (out, and back in)
+ * sum_trace_bound_ns - what the scheduler trace (--trace-others) may leave
+ * in the result per operation that is not the PUT's, given the switches it
+ * saw on the measured CPU and the PUT's voluntary ones (getrusage), per
+ * operation. Two of the CPU's switches for each voluntary one of the PUT
+ * (out, and back in) are its own, and there the trace adds its event,
+ * SUM_TRACE_OWN_SWITCH_NS (a 2 KB tcp send on one CPU read 1.65 us more at
+ * 2.0 switches an op); at the rest, other tasks' comings and goings, the
+ * switch itself stays in too, SUM_TRACE_OTHER_SWITCH_NS (spin traced read
+ * 0.055 us high beside a 10 % neighbour at 0.027 switches an op, 0.049 us
+ * under a memory hog at 0.014; bench/RESULTS.md). It is in the result's
+ * interval when traced (sum_bound_interval).
  */
-#define SUM_TRACE_SWITCH_NS 1000.0
+#define SUM_TRACE_OWN_SWITCH_NS 800.0
+#define SUM_TRACE_OTHER_SWITCH_NS 2000.0
+double sum_trace_bound_ns(double traced_switches_per_op, double put_voluntary_per_op);
+/*
+ * sum_trace_cost_ns - that bound before tracing, from the PUT's own
+ * switches alone: each of them is two of the CPU's, counted as others'
+ */
 double sum_trace_cost_ns(double put_switches_per_op);
 /*
  * sum_auto_trace - whether a measurement without the trace should be made

@@ -452,6 +452,11 @@ void measuring_unmet_why(const struct session *s, const struct summary *sum, cha
 		snprintf(buf, len, "; the background the OS bills to the PUT alone is ±%.2f%%, which no number of "
 			 "pairs shrinks: aim at the result, or at a wider P",
 			 pct);
+	else if (sum->trace_bound_ns > 0 && sum->trace_bound_ns >= sum->tau_bound_ns - sum->trace_bound_ns)
+		snprintf(buf, len, "; what the %.3f switches per op the trace saw can leave in (e_trace) makes the bound "
+			 "alone ±%.2f%%, which no number of pairs shrinks: measure without the trace "
+			 "(--no-trace-others), or at a wider P",
+			 sum->traced_switches_per_op, pct);
 	else if (sum_shared_cpu(sum))
 		snprintf(buf, len, "; the shared CPU's bound e_shared alone is ±%.2f%%, which no number of pairs "
 			 "shrinks: free the CPU, or as root add --trace-others",

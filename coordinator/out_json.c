@@ -101,6 +101,7 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 	json_t *err = json_object();
 	json_object_set_new(err, "statistical", jout_num((s->tau.ci_half - s->tau_bound_ns) / 1e3));
 	json_object_set_new(err, "res", jout_num(s->e_res_ns / 1e3));
+	json_object_set_new(err, "trace", jout_num(s->trace_bound_ns / 1e3));
 	json_object_set_new(err, "start", jout_num(s->e_start_ns / 1e3));
 	json_object_set_new(err, "drift", jout_num(s->e_drift_ns / 1e3));
 	json_object_set_new(err, "calib", jout_num(s->e_calib_ns / 1e3));

@@ -126,6 +126,16 @@ void out_text_os_table(FILE *f, const struct summary *s, const struct seq_opts *
 }
 
 /* what an estimator is, in a few words */
+/* what the result's interval holds beside the statistical part */
+static const char *bound_label(const struct summary *s)
+{
+	int shared = s->tau_bound_ns - s->trace_bound_ns > 0, trace = s->trace_bound_ns > 0;
+	return shared && trace ? " with the bounds e_shared and e_trace"
+	       : shared	       ? " with the bound e_shared"
+	       : trace	       ? " with the bound e_trace"
+			       : "";
+}
+
 static const char *est_what(enum sum_estimator e)
 {
 	switch (e) {
@@ -253,7 +263,7 @@ void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so,
 		fprintf(f, "  tau_PUT      %s µs ± %s (95%% CI%s, ±%.2f%%)  n=%zu %s  min…max %s…%s\n"
 			   "               [displacement, %s: %s]\n",
 			us(t->mean, a, sizeof a), us(t->ci_half, b, sizeof b),
-			s->tau_bound_ns > 0 ? " with the bound e_shared" : "", 100 * t->ci_half / fabs(t->mean),
+			bound_label(s), 100 * t->ci_half / fabs(t->mean),
 			s->n, unit, us(t->min, c, sizeof c), us(t->max, d, sizeof d), sum_estimator_name(s->estimator),
 			est_what(s->estimator));
 	else
@@ -307,11 +317,16 @@ void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so,
 	if (s->estimator == SUM_OFFCPU)
 		fprintf(f, "    e_backgr     %-11s change of the background share between the calibrations\n",
 			us(s->e_bg_ns, a, sizeof a));
-	if (sum_shared_cpu(s) || s->tau_bound_ns > 0)
+	int shared_in = s->tau_bound_ns - s->trace_bound_ns > 0;
+	if (sum_shared_cpu(s) || shared_in)
 		fprintf(f, "    e_shared     -%-10s other %s took %.1f%% of the CPU from the fluid alone: beside "
 			   "the PUT they can take less%s\n",
 			us(s->e_shared_ns, a, sizeof a), sum_shared_cpu(s) ? "processes" : "tasks, with no other CPU free,",
-			100 * s->others_share, s->tau_bound_ns > 0 ? " (in the CI)" : "");
+			100 * s->others_share, shared_in ? " (in the CI)" : "");
+	if (s->trace_bound_ns > 0)
+		fprintf(f, "    e_trace      +%-10s what %.3f switches per op traced can leave in: the trace's event, "
+			   "and other tasks' switches (in the CI)\n",
+			us(s->trace_bound_ns, a, sizeof a), s->traced_switches_per_op);
 	const char *cl = s->estimator == SUM_OFFCPU ? " (classic)" : "";
 	fprintf(f, "    e_drift      %-11s tau_F change between the calibrations around each run%s\n",
 		us(s->e_drift_ns, a, sizeof a), cl);

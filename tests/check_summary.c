@@ -427,15 +427,30 @@ START_TEST(test_shared_cpu_bound_is_a_share_of_the_result)
 END_TEST
 
 /*
+ * What the trace can leave in, by hand: a send that blocks once an op and
+ * was seen switching twice, its own two at 0.8 us; a spin beside a
+ * neighbour, 0.0275 others' switches an op at 2 us; never more own
+ * switches than the trace saw.
+ */
+START_TEST(test_trace_bound_by_hand)
+{
+	ck_assert_double_eq_tol(sum_trace_bound_ns(2.0, 1.0), 1600, 1e-9);
+	ck_assert_double_eq_tol(sum_trace_bound_ns(0.0275, 0), 55, 1e-9);
+	ck_assert_double_eq_tol(sum_trace_bound_ns(0.5, 1.0), 400, 1e-9);
+	ck_assert_double_eq_tol(sum_trace_bound_ns(3.0, 1.0), 1600 + 2000, 1e-9);
+	/* before tracing, each of the PUT's switches is two others' */
+	ck_assert_double_eq_tol(sum_trace_cost_ns(0.01), 40, 1e-9);
+}
+END_TEST
+
+/*
  * When a measurement is made again with the scheduler traced: only when its
  * own check says the untraced interval does not hold, and the trace's cost
- * (1 us an event, two events per switch of the PUT) stays within 0.1 % of
- * the result. By hand: 50 us a op, 0.02 switches an op cost 40 ns (0.08 %).
+ * stays within 0.1 % of the result. By hand: 50 us an op, 0.01 switches an
+ * op cost 40 ns (0.08 %). Traced, the interval holds e_trace.
  */
 START_TEST(test_auto_trace_by_hand)
 {
-	ck_assert_double_eq_tol(sum_trace_cost_ns(0.02), 40, 1e-9);
-	ck_assert_double_eq(sum_trace_cost_ns(0), 0);
 	const int cpu0 = 0;
 	struct sum_opts o = { .estimator = SUM_OFFCPU, .fit = 0, .ops = 1000, .ncpu = 1, .cpu_id = &cpu0 };
 	struct est_run r[4];
@@ -447,20 +462,21 @@ START_TEST(test_auto_trace_by_hand)
 		r[i].t_put_ns = r[i].t_put_robust_ns = r[i].cpu_t_put_ns[0] = r[i].t_put_offcpu_ns;
 		r[i].others_share = 0.001;
 		r[i].traced_ns = NAN;
-		r[i].nvcsw = i == 0 ? 30 : 10; /* 60 switches in 4000 ops */
-		r[i].nivcsw = 0;
+		r[i].nvcsw = i == 0 ? 4 : 0;
+		r[i].nivcsw = i == 0 ? 6 : 10; /* 40 switches in 4000 ops, 4 voluntary */
 	}
 	struct summary s;
 	sum_compute(r, 4, &o, &s);
-	ck_assert_double_eq_tol(s.put_switches_per_op, 60.0 / 4000, 1e-12);
+	ck_assert_double_eq_tol(s.put_switches_per_op, 40.0 / 4000, 1e-12);
+	ck_assert_double_eq_tol(s.put_voluntary_per_op, 4.0 / 4000, 1e-12);
 	/* a quiet host: the interval holds, nothing to trace */
 	ck_assert(!sum_auto_trace(&s));
-	/* the other CPU busy: 30 ns of 50 us, traced */
+	/* the other CPU busy: 40 ns of 50 us, traced */
 	s.other_cpu = 1;
 	s.other_cpu_busy = 0.95;
 	ck_assert(sum_auto_trace(&s));
-	/* ... but not a PUT that switches 0.03 a op: 60 ns, over 50 ns */
-	s.put_switches_per_op = 0.03;
+	/* ... but not a PUT that switches 0.015 an op: 60 ns, over 50 ns */
+	s.put_switches_per_op = 0.015;
 	ck_assert(!sum_auto_trace(&s));
 	/* a neighbour on the measured CPU is the other reason; an unknown switch count is no */
 	s.put_switches_per_op = 0.01;
@@ -470,6 +486,21 @@ START_TEST(test_auto_trace_by_hand)
 	ck_assert(sum_auto_trace(&s));
 	s.put_switches_per_op = NAN;
 	ck_assert(!sum_auto_trace(&s));
+	/* traced, 0.03 switches an op seen, 0.002 of them the PUT's own: e_trace in the interval, once */
+	s.others_share = 0.001;
+	s.traced_switches_per_op = 0.03;
+	double ci = s.tau.ci_half;
+	sum_bound_interval(&s, 1);
+	double want = 0.002 * 800 + 0.028 * 2000;
+	ck_assert_double_eq_tol(s.trace_bound_ns, want, 1e-9);
+	ck_assert_double_eq_tol(s.tau_bound_ns, want, 1e-9);
+	ck_assert_double_eq_tol(s.tau.ci_half, ci + want, 1e-6);
+	sum_bound_interval(&s, 1);
+	ck_assert_double_eq_tol(s.tau.ci_half, ci + want, 1e-6);
+	/* untraced, none */
+	sum_bound_interval(&s, 0);
+	ck_assert_double_eq(s.trace_bound_ns, 0);
+	ck_assert_double_eq_tol(s.tau.ci_half, ci, 1e-6);
 }
 END_TEST
 
@@ -1017,6 +1048,7 @@ Suite *summary_suite(void)
 	tcase_add_test(tc, test_perturbation_pairs_each_estimate_with_its_alone_run);
 	tcase_add_test(tc, test_perturbation_by_getrusage_is_not_compared_across_a_hold);
 	tcase_add_test(tc, test_perturb_compared_by_hand);
+	tcase_add_test(tc, test_trace_bound_by_hand);
 	tcase_add_test(tc, test_auto_trace_by_hand);
 	tcase_add_test(tc, test_normalised_cost_cancels_the_cpu_speed);
 	tcase_add_test(tc, test_these_ops_interval_given_the_os_account);

@@ -508,7 +508,7 @@ json out "measure spin json: each pair ran its two runs in either order, kept in
 json out "measure spin json: costs, CI and error budget" '.workload == "spin" and .fitted == true and .cpu == 0
 	and (.tau_put_us | (.displacement | type) == "number" and .getrusage > 0)
 	and (.ci95_us >= 0 or (.ci95_us == null and .n < 2))
-	and (.errors_us | keys == ["cache", "calib", "drift", "res", "start", "statistical"])
+	and (.errors_us | keys == ["cache", "calib", "drift", "res", "start", "statistical", "trace"])
 	and (.errors_us | (.start | . == null or type == "number") and (del(.start) | all(.[]; . == null or . >= 0)))
 	and (.context | has("kernel") and has("hz"))'
 if held; then
@@ -570,7 +570,8 @@ if [ "$(grep -c '^cpu[0-9]' /proc/stat)" -eq 2 ] && [ "$(nproc)" -eq 2 ]; then
 		expect 0 "measure beside a busy CPU 1, as root" -- "$D" measure spin --us 50 --reps 16 $quick --json
 		json out "measure beside a busy CPU 1, as root: measured again, traced" '.trace_others == "auto"
 			and (.trace_others_why | test("CPU 1 [0-9]+% of the co-runs"))
-			and (.traced_others.corun_pct | type) == "number" and (.runs | length) == 16'
+			and (.traced_others.corun_pct | type) == "number" and (.runs | length) == 16
+			and .errors_us.trace > 0 and .ci95_bound_us >= .errors_us.trace - 1e-9'
 		has err "starting again with the scheduler traced" "measure beside a busy CPU 1, as root: says so"
 		if grep -q "the least busy CPU without a fluid" "$tmp/err"; then
 			bad "measure beside a busy CPU 1, as root: still warned that the CI may not hold"
