@@ -563,13 +563,15 @@ if [ "$(grep -c '^cpu[0-9]' /proc/stat)" -eq 2 ] && [ "$(nproc)" -eq 2 ]; then
 		--no-trace-others
 	has err "the least busy CPU without a fluid" "measure --strict beside a busy CPU 1: the warning"
 	# as root, with nothing said of the trace, a PUT that seldom switches is measured again traced: the
-	# runs before are dropped (16 runs in the result, not more) and the CI needs no warning
+	# runs before are dropped (16 runs in the result, not more) and the CI needs no warning. The reason
+	# can be either check: with CPU 1 busy the host's tasks come to CPU 0, and a slow (sanitizer) build
+	# saw them take 1.2 % of it before 0.5 s of co-runs had passed
 	if [ "$(id -u)" -eq 0 ] && { [ -d /sys/kernel/tracing/instances ] ||
 		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; }; then
 		# shellcheck disable=SC2086
 		expect 0 "measure beside a busy CPU 1, as root" -- "$D" measure spin --us 50 --reps 16 $quick --json
 		json out "measure beside a busy CPU 1, as root: measured again, traced" '.trace_others == "auto"
-			and (.trace_others_why | test("CPU 1 [0-9]+% of the co-runs"))
+			and (.trace_others_why | test("CPU 1 [0-9]+% of the co-runs|of CPU 0 from the fluid"))
 			and (.traced_others.corun_pct | type) == "number" and (.runs | length) == 16
 			and .errors_us.trace > 0 and .ci95_bound_us >= .errors_us.trace - 1e-9'
 		has err "starting again with the scheduler traced" "measure beside a busy CPU 1, as root: says so"
