@@ -71,14 +71,14 @@ double sum_norm_scale(const struct summary *s)
 
 void sum_bound_interval(struct summary *s, int traced)
 {
-	double shared = (sum_shared_cpu(s) || (!traced && sum_nowhere_else(s))) && isfinite(s->e_shared_ns)
-				? s->e_shared_ns
-				: 0;
+	s->shared_bound_ns = (sum_shared_cpu(s) || (!traced && sum_nowhere_else(s))) && isfinite(s->e_shared_ns)
+				     ? s->e_shared_ns
+				     : 0;
 	double vol = isfinite(s->put_voluntary_per_op) ? s->put_voluntary_per_op : 0;
 	s->trace_bound_ns = traced && isfinite(s->traced_switches_per_op)
 				    ? sum_trace_bound_ns(s->traced_switches_per_op, vol)
 				    : 0;
-	double bound = shared + s->trace_bound_ns;
+	double bound = s->shared_bound_ns + s->trace_bound_ns;
 	double d = bound - s->tau_bound_ns;
 	s->tau.ci_half += d;
 	if (s->nremote)

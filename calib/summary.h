@@ -146,6 +146,7 @@ struct summary {
 	double traced_switches_per_op; /* context switches the trace saw on the PUT's CPU per operation in the co-runs */
 	double put_switches_per_op;    /* the PUT's own context switches (getrusage) per operation in the co-runs; NAN: none */
 	double put_voluntary_per_op;   /* ... of them voluntary (it blocked) */
+	double shared_bound_ns;        /* e_shared when it is in tau_bound_ns, else 0 */
 	double trace_bound_ns;         /* sum_trace_bound_ns when traced, in tau_bound_ns; 0 untraced */
 	/*
 	 * The least busy CPU with no fluid over the co-runs (/proc/stat ticks)

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,7 +112,7 @@ static int run_loop(struct session *r, struct series *s, struct out *o, struct s
 		int pair_done = !r->m.fit || i % 2 == 1;
 		if (r->m.fit && pair_done)
 			series_pair_done(s);
-		if (pair_done && (r->m.precision || !r->seq.o.trace)) {
+		if (pair_done && (r->m.precision || measuring_may_auto_trace(r))) {
 			struct summary sum;
 			seq_summarize(&r->seq, s, &sum);
 			if (measuring_auto_trace(r, &sum, why, whylen)) {
@@ -132,6 +133,47 @@ static int run_loop(struct session *r, struct series *s, struct out *o, struct s
 	}
 	msg_progress_end(&prog);
 	return 0;
+}
+
+/* a stop signal that came while no session was set up to catch it, raised again once one is */
+static volatile sig_atomic_t held_signal;
+
+static void hold_signal(int sig)
+{
+	held_signal = sig;
+}
+
+/*
+ * The session closed and made ready to be set up again, as parsed (its
+ * options and workload), with --trace-others on, and why in trace_auto.
+ * Closing it gives SIGINT, SIGTERM and SIGHUP back to their default, which
+ * would end displace with nothing said: until the next session catches
+ * them (raise_held_signal), they are held.
+ */
+static void start_again_traced(struct session *r, const char *why)
+{
+	msg_info("%s: starting again with the scheduler traced (--trace-others), which takes the others' time out of "
+		 "each run; --no-trace-others not to",
+		 why);
+	static const int stops[] = { SIGINT, SIGTERM, SIGHUP };
+	sigset_t block, old;
+	sigemptyset(&block);
+	for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++)
+		sigaddset(&block, stops[i]);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	session_finish(r);
+	struct sigaction sa = { .sa_handler = hold_signal };
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++)
+		sigaction(stops[i], &sa, NULL);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	struct opts m = r->m;
+	const struct put_workload *w = r->w;
+	memset(r, 0, sizeof *r);
+	r->m = m;
+	r->w = w;
+	r->m.trace_others = 1;
+	snprintf(r->trace_auto, sizeof r->trace_auto, "%s", why);
 }
 
 int cmd_measure(int argc, char **argv)
@@ -172,6 +214,8 @@ again:
 	/* --max-time counts from the first start, through a start again traced */
 	if (first_start_ns)
 		r.start_ns = first_start_ns;
+	if (held_signal)
+		raise(held_signal); /* to the session's own handler now: the measurement ends, interrupted */
 	first_start_ns = r.start_ns;
 	session_series_init(&r, &s, r.m.workload);
 	memset(&stop, 0, sizeof stop);
@@ -200,19 +244,9 @@ again:
 		 * an interrupted measurement's do. The trace must start before the
 		 * helpers are forked, so everything starts again.
 		 */
-		msg_info("%s: starting again with the scheduler traced (--trace-others), which takes the others' time "
-			 "out of each run; --no-trace-others not to",
-			 retrace_why);
 		csvout_close(&o.csv);
 		series_free(&s);
-		session_finish(&r);
-		struct opts m = r.m;
-		const struct put_workload *w = r.w;
-		memset(&r, 0, sizeof r);
-		r.m = m;
-		r.w = w;
-		r.m.trace_others = 1;
-		snprintf(r.trace_auto, sizeof r.trace_auto, "%s", retrace_why);
+		start_again_traced(&r, retrace_why);
 		goto again;
 	}
 	int met = stop.met;

@@ -110,9 +110,14 @@ int measuring_choose_ops(struct session *s, struct series *ser)
 	return 0;
 }
 
+int measuring_may_auto_trace(const struct session *s)
+{
+	return !s->m.trace_others && !s->m.no_trace_others;
+}
+
 int measuring_auto_trace(const struct session *s, const struct summary *sum, char *why, size_t len)
 {
-	if (s->m.trace_others || s->m.no_trace_others || s->seq.o.trace || !sum_auto_trace(sum) || !schedtrace_usable())
+	if (!measuring_may_auto_trace(s) || !sum_auto_trace(sum) || !schedtrace_usable())
 		return 0;
 	if (sum_nowhere_else(sum))
 		snprintf(why, len, "every CPU without a fluid was busy (CPU %d %.0f%% of the co-runs)", sum->other_cpu,
@@ -452,7 +457,7 @@ void measuring_unmet_why(const struct session *s, const struct summary *sum, cha
 		snprintf(buf, len, "; the background the OS bills to the PUT alone is ±%.2f%%, which no number of "
 			 "pairs shrinks: aim at the result, or at a wider P",
 			 pct);
-	else if (sum->trace_bound_ns > 0 && sum->trace_bound_ns >= sum->tau_bound_ns - sum->trace_bound_ns)
+	else if (sum->trace_bound_ns > 0 && sum->trace_bound_ns >= sum->shared_bound_ns)
 		snprintf(buf, len, "; what the %.3f switches per op the trace saw can leave in (e_trace) makes the bound "
 			 "alone ±%.2f%%, which no number of pairs shrinks: measure without the trace "
 			 "(--no-trace-others), or at a wider P",

@@ -115,17 +115,23 @@ const char *measuring_target_name(const struct session *s);
  */
 void measuring_unmet_why(const struct session *s, const struct summary *sum, char *buf, size_t len);
 /*
+ * measuring_may_auto_trace - whether measure may start again traced:
+ * neither --trace-others nor --no-trace-others was given (so it is not
+ * traced yet)
+ */
+int measuring_may_auto_trace(const struct session *s);
+/*
+ * measuring_auto_trace - whether the runs so far (sum) should be dropped
+ * and measured again with the scheduler traced: measuring_may_auto_trace,
+ * sum_auto_trace, and the trace usable (root). If so, why (for
+ * s->trace_auto) is in why.
+ */
+int measuring_auto_trace(const struct session *s, const struct summary *sum, char *why, size_t len);
+/*
  * measuring_stop_check - after an estimate is added: 1 when the series has
  * reached its precision, by --stopping's rule (calib/stopping.h) on the
  * figure aimed at
  */
-/*
- * measuring_auto_trace - whether the runs so far (sum) should be dropped
- * and measured again with the scheduler traced: neither --trace-others nor
- * --no-trace-others given, not traced yet, the trace usable (root), and
- * sum_auto_trace. If so, why (for s->trace_auto) is in why.
- */
-int measuring_auto_trace(const struct session *s, const struct summary *sum, char *why, size_t len);
 int measuring_stop_check(const struct session *s, struct stop_state *st, const struct summary *sum);
 /*
  * measuring_out_of_reach - after measuring_stop_check: 1 when, from twice

@@ -125,17 +125,17 @@ void out_text_os_table(FILE *f, const struct summary *s, const struct seq_opts *
 			us(s->fluid_underbilled_ns, b, sizeof b), 100 * s->fluid_underbilled_frac);
 }
 
-/* what an estimator is, in a few words */
 /* what the result's interval holds beside the statistical part */
 static const char *bound_label(const struct summary *s)
 {
-	int shared = s->tau_bound_ns - s->trace_bound_ns > 0, trace = s->trace_bound_ns > 0;
+	int shared = s->shared_bound_ns > 0, trace = s->trace_bound_ns > 0;
 	return shared && trace ? " with the bounds e_shared and e_trace"
 	       : shared	       ? " with the bound e_shared"
 	       : trace	       ? " with the bound e_trace"
 			       : "";
 }
 
+/* what an estimator is, in a few words */
 static const char *est_what(enum sum_estimator e)
 {
 	switch (e) {
@@ -317,7 +317,7 @@ void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so,
 	if (s->estimator == SUM_OFFCPU)
 		fprintf(f, "    e_backgr     %-11s change of the background share between the calibrations\n",
 			us(s->e_bg_ns, a, sizeof a));
-	int shared_in = s->tau_bound_ns - s->trace_bound_ns > 0;
+	int shared_in = s->shared_bound_ns > 0;
 	if (sum_shared_cpu(s) || shared_in)
 		fprintf(f, "    e_shared     -%-10s other %s took %.1f%% of the CPU from the fluid alone: beside "
 			   "the PUT they can take less%s\n",
