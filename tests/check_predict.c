@@ -261,11 +261,17 @@ START_TEST(test_predict_csv_row_per_size_and_plot)
 
 	/*
 	 * The plot: measured throughput first, one point per size measured, then
-	 * the displacement prediction with a point for every size.
+	 * the displacement prediction with a point for every size. When no size
+	 * has a measurement (a busy host left every saturated run out, as
+	 * above), the measured series has no point and the plot leaves it out.
 	 */
 	char dat[1 << 14];
 	ck_assert_int_gt(tu_read_file(tu_case_path("p.dat"), dat, sizeof dat), 0);
-	ck_assert_msg(!strncmp(dat, "# measured", 10), "%.200s", dat);
+	int any_measured = 0;
+	for (size_t i = 0; i < 2; i++)
+		any_measured |= !json_is_null(json_object_get(json_array_get(sizes, i), "measured_msgs_per_s"));
+	ck_assert_msg(!strncmp(dat, any_measured ? "# measured" : "# predicted by displacement", any_measured ? 10 : 27),
+		      "measured %d: %.200s", any_measured, dat);
 	const char *pd = strstr(dat, "\n# predicted by displacement\n");
 	ck_assert_msg(pd, "%.300s", dat);
 	for (size_t i = 0; i < 2; i++) {
