@@ -134,6 +134,12 @@ struct summary {
 	double others_share, e_shared_ns;
 	/* the part of tau.ci_half that is a bound, not chance (sum_bound_interval); 0 until it is called */
 	double tau_bound_ns;
+	/*
+	 * What gave the chance part of tau.ci_half: NULL for the Student t
+	 * interval over the estimates (sum_compute), else the name of
+	 * --precision's stopping rule whose interval replaced it (the caller's)
+	 */
+	const char *tau_ci_rule;
 	/* the share of the calibrations the CPU was idle, a CPU limit holding the fluid (NAN: unknown) */
 	double idle_share;
 	/*

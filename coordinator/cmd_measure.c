@@ -143,6 +143,13 @@ static void hold_signal(int sig)
 	held_signal = sig;
 }
 
+/* the JSON's trace_others (option, auto or off) and trace_others_why: whether the scheduler was traced, and why */
+static void json_trace_keys(const struct session *r, json_t *j)
+{
+	json_object_set_new(j, "trace_others", json_string(r->trace_auto[0] ? "auto" : r->seq.o.trace ? "option" : "off"));
+	json_object_set_new(j, "trace_others_why", r->trace_auto[0] ? json_string(r->trace_auto) : json_null());
+}
+
 /*
  * The session closed and made ready to be set up again, as parsed (its
  * options and workload), with --trace-others on, and why in trace_auto.
@@ -279,6 +286,7 @@ again:
 			int known = !sum.startup_why[0];
 			json_object_set_new(j, "startup_us", jout_num(known ? sum.startup.mean / 1e3 : NAN));
 			json_object_set_new(j, "startup_ci95_us", jout_num(known ? sum.startup.ci_half / 1e3 : NAN));
+			json_trace_keys(&r, j);
 			measuring_output(&r, j);
 		} else {
 			char args[512];
@@ -345,9 +353,7 @@ again:
 			json_object_set_new(j, "precision_met", json_boolean(met));
 			json_object_set_new(j, "stopping", measuring_stop_json(&r, &stop));
 		}
-		json_object_set_new(j, "trace_others",
-				    json_string(r.trace_auto[0] ? "auto" : r.seq.o.trace ? "option" : "off"));
-		json_object_set_new(j, "trace_others_why", r.trace_auto[0] ? json_string(r.trace_auto) : json_null());
+		json_trace_keys(&r, j);
 		measuring_output(&r, j);
 	} else {
 		char args[512], cpus[128];

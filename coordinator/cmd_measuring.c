@@ -188,9 +188,10 @@ static int warn_nowhere_else(const struct session *s, const struct measuring_bus
 	msg_warn("CPU %d, the least busy CPU without a fluid, was busy %.0f%% of the runs: the host's other tasks had "
 		 "no idle CPU but those with a fluid, CPU %d among them, where they take a different share beside the "
 		 "PUT than beside the fluid alone, "
-		 "so the CI may not hold (beside a memory-bandwidth hog, 88 and 91 of 100 such 95%% CIs did: "
+		 "so the CI may not hold (beside a memory-bandwidth hog, 91 to 97 of 100 such 95%% CIs did: "
 		 "docs/estimators.md); leave a CPU free of load while measuring, or as root add --trace-others, "
-		 "which takes their time out of each run",
+		 "which takes their time out of each run, or give the cost of these operations "
+		 "(--precision-of these-ops), whose interval holds what the OS saw of the PUT",
 		 b->other_cpu, 100 * b->other_busy, s->m.cpu);
 	return 1;
 }
@@ -535,7 +536,11 @@ void measuring_stop_ci(const struct session *s, const struct stop_state *st, str
 		return;
 	struct stats_summary *t = target_of(s, sum);
 	double bg = fixed_half(s, sum);
-	t->ci_half = stop_half(s->m.stopping, st, t->n, t->ci_half - bg) + bg;
+	double t_half = t->ci_half - bg, half = stop_half(s->m.stopping, st, t->n, t_half);
+	t->ci_half = half + bg;
+	/* three stages keep the t interval when it is the wider: the budget names the rule only when it gave the interval */
+	if (t == &sum->tau && fabs(half - t_half) > 1e-9 * fabs(t_half))
+		sum->tau_ci_rule = s->m.stopping == STOP_STEIN ? "Stein's two-stage interval" : "three stages' interval";
 }
 
 int measuring_open_csv(const struct session *s, struct csvout *c, const char *header)

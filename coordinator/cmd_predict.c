@@ -693,6 +693,10 @@ static int check_options(struct predict *pd)
 		return msg_usage("predict", "--no-fit does not apply: each cost is fitted from two runs");
 	if (r->m.reps && r->m.precision)
 		return msg_usage("predict", "--reps and --precision exclude each other");
+	if (r->m.stopping_given || r->m.precision_of_given)
+		return msg_usage("predict", "--%s is for measure and sweep: predict's --precision adds rounds until every "
+				 "size's prediction error has a CI within P",
+				 r->m.stopping_given ? "stopping" : "precision-of");
 	if (r->m.flows > 1 || r->m.remote_cpus_arg)
 		return msg_usage("predict", "--%s is for measure and sweep: predict's loops are its own",
 				 r->m.flows > 1 ? "flows" : "remote-cpus");

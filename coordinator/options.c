@@ -312,6 +312,7 @@ static int common_opt(struct opts *m, int id, const char *v)
 		m->task_clock = 0;
 		return 0;
 	case O_PRECISION_OF:
+		m->precision_of_given = 1;
 		for (int k = 0; k < PREC_N; k++)
 			if (!strcmp(v, opts_precision_of_arg[k])) {
 				m->precision_of = k;
@@ -319,6 +320,7 @@ static int common_opt(struct opts *m, int id, const char *v)
 			}
 		return -1;
 	case O_STOPPING:
+		m->stopping_given = 1;
 		if (!strcmp(v, "three-stage"))
 			m->stopping = STOP_THREE;
 		else if (!strcmp(v, "stein"))

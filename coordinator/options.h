@@ -43,6 +43,7 @@ struct opts {
 	double precision;           /* 0: off; else the CI half-width wanted, as a fraction */
 	enum precision_of precision_of; /* --precision-of: the figure --precision aims at */
 	enum stop_rule stopping;    /* --stopping: STOP_THREE (default), STOP_STEIN or STOP_NAIVE (benches) */
+	int stopping_given, precision_of_given; /* either was on the command line (predict refuses them) */
 	uint64_t max_time_ns;
 	uint64_t cal_ns, lead_in_ns, lead_out_ns;
 	uint64_t run_ns;            /* target length of one L run when ops is automatic */

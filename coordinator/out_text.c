@@ -304,8 +304,8 @@ void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so,
 			   "trace); %.2f%% of the co-runs unknown, left in; %.2f switches per op traced\n",
 			100 * s->traced_share, 100 * s->traced_cal_share, 100 * s->unknown_share, s->traced_switches_per_op);
 	fprintf(f, "  error budget, µs per op:\n");
-	fprintf(f, "    statistical  ±%-10s Student t over %zu %s\n", us(t->ci_half - s->tau_bound_ns, a, sizeof a), s->n,
-		unit);
+	fprintf(f, "    statistical  ±%-10s %s over %zu %s\n", us(t->ci_half - s->tau_bound_ns, a, sizeof a),
+		s->tau_ci_rule ? s->tau_ci_rule : "Student t", s->n, unit);
 	fprintf(f, "    e_res        %-11s bound for clock resolution %.0f ns (twice Woodside sec. 3)\n", us(s->e_res_ns, a, sizeof a),
 		so->delta_ns);
 	if (s->fitted && s->startup_why[0])

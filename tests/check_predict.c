@@ -344,6 +344,11 @@ START_TEST(test_predict_bad_input_exits_2_with_one_line)
 	tu_expect_error(2, "--reps and --precision exclude each other", a7);
 	char *a8[] = { d, "predict", "tcp", "--sizes", "1000", "--compute", "20", "--no-fit", NULL };
 	tu_expect_error(2, "--no-fit does not apply", a8);
+	/* measure's stopping rules and targets: predict's --precision aims at its errors, and says so */
+	char *a9[] = { d, "predict", "tcp", "--sizes", "1000", "--compute", "20", "--precision", "2%", "--stopping", "stein", NULL };
+	tu_expect_error(2, "--stopping is for measure and sweep", a9);
+	char *a10[] = { d, "predict", "tcp", "--sizes", "1000", "--compute", "20", "--precision-of", "result", NULL };
+	tu_expect_error(2, "--precision-of is for measure and sweep", a10);
 }
 END_TEST
 

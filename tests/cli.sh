@@ -422,6 +422,7 @@ for a in "measure" "measure frobnicate" "measure spin --us x" "measure spin --re
 	"predict udp --sizes 1000 --compute 10" "predict tcp --sizes 1000 --compute 10 --reps 1" "workloads extra" \
 	"measure spin --flows 2" "measure tcp --flows 0" "measure tcp --flows 2 --window 4" \
 	"measure tcp --remote-cpus all" "sweep tcp --sizes 100 --flows 257" "predict tcp --sizes 1000 --compute 10 --flows 2" \
+	"sweep tcp --sizes 100,200 --reps 4 --precision 5%" \
 	"measure spin --precision 1% --precision-of these" "measure spin --precision 1% --stopping stein2"; do
 	# shellcheck disable=SC2086 # split the command from its options
 	expect 2 "$a" -- "$D" $a
@@ -430,6 +431,8 @@ for a in "measure" "measure frobnicate" "measure spin --us x" "measure spin --re
 done
 
 has err "three-stage, stein or naive" "measure --stopping: the rules it knows"
+expect 2 "sweep --reps with --precision" -- "$D" sweep tcp --sizes 100,200 --reps 4 --precision 5%
+has err "--reps and --precision exclude each other" "sweep: --reps and --precision, as measure"
 expect 2 "measure --precision-of: a figure it does not know" -- "$D" measure spin --precision 1% --precision-of x
 has err "result, normalised or these-ops" "measure --precision-of: the figures it knows"
 
@@ -472,6 +475,19 @@ expect 0 "measure --precision, Stein" -- "$D" measure spin --us 50 --precision 5
 	--stopping stein
 has out "precision reached for the result (Stein: [0-9]* estimates asked by the first [0-9]*)" \
 	"measure --stopping stein: the header names the rule"
+# the error budget's statistical part is the rule's interval, and says so: Stein's once it asked for
+# more than its first stage (at the first stage alone it is the t interval of the same pairs). A
+# target of 0.1 % asks spin for more than 4 pairs unless their sd is under 0.06 %.
+# shellcheck disable=SC2086
+expect 0 "measure --precision, Stein, beyond the first stage" -- "$D" measure spin --us 50 --precision 0.1% \
+	--max-time 4s $quick --stopping stein --no-trace-others
+stein_asked=$(sed -n 's/.*(Stein: \([0-9]*\) estimates asked by the first \([0-9]*\)).*/\1 -gt \2/p' "$tmp/out")
+# shellcheck disable=SC2086 # "N -gt N0"
+if [ -n "$stein_asked" ] && [ $stein_asked ]; then
+	has out "^    statistical  ±[0-9.]* *Stein's two-stage interval over [0-9]* pairs" "measure --stopping stein: the budget"
+else
+	has out "^    statistical  ±[0-9.]* *Student t over [0-9]* pairs" "measure --stopping stein, first stage: the budget"
+fi
 
 # the normalised cost's reference: the store's undisturbed speed when it has one (shared by every
 # measurement of the CPU), else this measurement's first calibration's, which the output says
