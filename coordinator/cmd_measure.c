@@ -199,6 +199,9 @@ int cmd_measure(int argc, char **argv)
 		return st;
 	if (r.m.reps && r.m.precision)
 		return msg_usage("measure", "--reps and --precision exclude each other");
+	if (!r.m.precision && (r.m.stopping_given || r.m.precision_of_given))
+		return msg_usage("measure", "--%s says how --precision works: give --precision too",
+				 r.m.stopping_given ? "stopping" : "precision-of");
 	if (r.m.reps == 1 && r.m.fit)
 		return msg_usage("measure", "--reps 1 cannot fit a line; use at least 2, or --no-fit");
 	if (r.m.plot)
@@ -322,7 +325,7 @@ again:
 			msg_warn("stopped after %zu estimates: the CI of the %s cannot reach ±%.2f%% (it is ±%.2f%%)%s",
 				 t->n, measuring_target_name(&r), 100 * r.m.precision, 100 * t->ci_half / fabs(t->mean),
 				 why);
-		else if (isfinite(t->mean))
+		else if (isfinite(t->mean) && isfinite(t->ci_half))
 			msg_warn("the CI of the %s did not reach ±%.2f%% before --max-time (reached ±%.2f%%)%s",
 				 measuring_target_name(&r), 100 * r.m.precision, 100 * t->ci_half / fabs(t->mean), why);
 		else

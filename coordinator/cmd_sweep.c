@@ -234,6 +234,9 @@ int cmd_sweep(int argc, char **argv)
 		return msg_usage("sweep", "--ops 0 measures start-up only; use 'displace measure' for that");
 	if (r.m.reps && r.m.precision)
 		return msg_usage("sweep", "--reps and --precision exclude each other");
+	if (!r.m.precision && (r.m.stopping_given || r.m.precision_of_given))
+		return msg_usage("sweep", "--%s says how --precision works: give --precision too",
+				 r.m.stopping_given ? "stopping" : "precision-of");
 	if (r.m.reps == 1 && r.m.fit)
 		return msg_usage("sweep", "--reps 1 cannot fit a line; use at least 2, or --no-fit");
 	/* the workload's options once, and every size against its limits (udp's depend on the peer) */

@@ -422,7 +422,8 @@ for a in "measure" "measure frobnicate" "measure spin --us x" "measure spin --re
 	"predict udp --sizes 1000 --compute 10" "predict tcp --sizes 1000 --compute 10 --reps 1" "workloads extra" \
 	"measure spin --flows 2" "measure tcp --flows 0" "measure tcp --flows 2 --window 4" \
 	"measure tcp --remote-cpus all" "sweep tcp --sizes 100 --flows 257" "predict tcp --sizes 1000 --compute 10 --flows 2" \
-	"sweep tcp --sizes 100,200 --reps 4 --precision 5%" \
+	"sweep tcp --sizes 100,200 --reps 4 --precision 5%" "measure spin --precision-of these-ops" \
+	"sweep tcp --sizes 100,200 --stopping stein" \
 	"measure spin --precision 1% --precision-of these" "measure spin --precision 1% --stopping stein2"; do
 	# shellcheck disable=SC2086 # split the command from its options
 	expect 2 "$a" -- "$D" $a
