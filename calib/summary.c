@@ -12,6 +12,11 @@ uint64_t sum_small_ops(uint64_t ops)
 	return ops >= 4 ? ops / 4 : 0;
 }
 
+uint64_t sum_short_ops(uint64_t ops, enum sum_short how)
+{
+	return how == SUM_SHORT_NULL ? 0 : sum_small_ops(ops);
+}
+
 int sum_startup_check(double s_ns, char *why, size_t len)
 {
 	if (!(s_ns < 0))
@@ -24,9 +29,10 @@ int sum_startup_check(double s_ns, char *why, size_t len)
 
 double sum_shared_bound_ns(double b, double tau_ns)
 {
-	if (!isfinite(b) || !isfinite(tau_ns) || b < 0 || b >= 1)
+	if (!isfinite(b) || !isfinite(tau_ns) || b >= 1)
 		return NAN;
-	return b / (1 - b) * fabs(tau_ns);
+	/* b is a difference of times: a little below 0 is that noise about none */
+	return b <= 0 ? 0 : b / (1 - b) * fabs(tau_ns);
 }
 
 int sum_shared_cpu(const struct summary *s)

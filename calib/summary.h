@@ -199,8 +199,17 @@ struct summary {
 	double bytes_per_op;           /* message bytes the PUT sent per operation; NAN if it does not say */
 };
 
-/* sum_small_ops - the L of the second run of a pair: L/4 (0, a null run, when L < 4) */
+/* sum_small_ops - L/4 (0, a null run, when L < 4): a quarter pair's short run, and the PUT alone's run */
 uint64_t sum_small_ops(uint64_t ops);
+/*
+ * The short run of a pair (--short-run): L/4 operations, whose slope with
+ * L leaves out any start-up effect of the first operations that is over
+ * within L/4 of them; or none (a null run), whose difference with L
+ * amplifies the runs' noise less (docs/estimators.md, "Start-up cost")
+ */
+enum sum_short { SUM_SHORT_QUARTER, SUM_SHORT_NULL };
+/* sum_short_ops - the L of the second run of a pair: sum_small_ops(L), or 0 (SUM_SHORT_NULL) */
+uint64_t sum_short_ops(uint64_t ops, enum sum_short how);
 
 /*
  * sum_compute - the result of runs[0..nruns). With the fit, runs 2i and
@@ -232,7 +241,9 @@ int sum_startup_check(double s_ns, char *why, size_t len);
  * result tau: b/(1 - b) |tau|. The off-CPU estimator takes out b T_F(2),
  * what the others took alone. Beside the idle-class fluid they get what they
  * ask, so they can get less only while the PUT runs: they lose at most b of
- * the PUT's own time T, and T <= tau + b T. NAN for an unknown b or tau.
+ * the PUT's own time T, and T <= tau + b T. 0 for b at or below 0 (b is a
+ * difference of times, and noise takes a quiet CPU's a little below 0);
+ * NAN for an unknown b or tau.
  */
 double sum_shared_bound_ns(double b, double tau_ns);
 /*

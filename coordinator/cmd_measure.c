@@ -94,7 +94,8 @@ static int run_loop(struct session *r, struct series *s, struct out *o, struct s
 	for (unsigned i = 0;; i++) {
 		if (!r->m.precision && i >= reps)
 			break;
-		uint64_t ops = r->m.fit ? series_pair_ops(s, (int)(i % 2), s->ops, sum_small_ops(s->ops)) : s->ops;
+		uint64_t ops = r->m.fit ? series_pair_ops(s, (int)(i % 2), s->ops, sum_short_ops(s->ops, r->m.short_run))
+					: s->ops;
 		if (r->m.precision)
 			msg_progress_phase(&prog, "run %u", i + 1);
 		else
@@ -241,7 +242,7 @@ again:
 		r.m.fit = 0;
 		r.seq.o.fit = 0;
 		msg_info("%s: --ops 0, null runs: the start-up cost S of the PUT", r.m.workload);
-	} else if (!r.m.fit || s.ops >= 4)
+	} else if (!r.m.fit || (s.ops >= 4 && r.m.short_run == SUM_SHORT_QUARTER))
 		msg_info("%s: %" PRIu64 " ops per run%s", r.m.workload, s.ops, r.m.fit ? ", in pairs with a quarter" : "");
 	else
 		msg_info("%s: %" PRIu64 " ops per run, in pairs with null runs (start-up only)", r.m.workload, s.ops);

@@ -874,8 +874,8 @@ static int size_round(struct predict *pd, struct psize *p, unsigned rep, unsigne
 	struct session *r = &pd->r;
 	int rc;
 	if (clients_mode(pd)) {
-		/* the blocking operation as a fit pair (L and L/4), then c and the K clients */
-		rc = run_pair(r, &p->block, p->block.ops, sum_small_ops(p->block.ops));
+		/* the blocking operation as a fit pair (L and L/4, or a null run: --short-run), then c and the K clients */
+		rc = run_pair(r, &p->block, p->block.ops, sum_short_ops(p->block.ops, r->m.short_run));
 		return rc ? rc : clients_round(pd, p, rep);
 	}
 	/*
@@ -887,7 +887,7 @@ static int size_round(struct predict *pd, struct psize *p, unsigned rep, unsigne
 	if (!rc)
 		rc = saturated_run(pd, p);
 	if (!rc && rep < block_rounds) {
-		uint64_t big = p->block.ops, small = sum_small_ops(big);
+		uint64_t big = p->block.ops, small = sum_short_ops(big, r->m.short_run);
 		rc = seq_run(&r->seq, &p->block, series_pair_ops(&p->block, (int)(rep % 2), big, small));
 		if (!rc && rep % 2)
 			series_pair_done(&p->block);

@@ -294,7 +294,8 @@ int cmd_sweep(int argc, char **argv)
 		/* rotate the order of sizes from one round to the next */
 		for (size_t j = 0; j < n && !rc; j++) {
 			size_t i = (j + rep / (r.m.fit ? 2 : 1)) % n;
-			uint64_t ops = r.m.fit ? series_pair_ops(&ser[i], (int)(rep % 2), ser[i].ops, sum_small_ops(ser[i].ops))
+			uint64_t ops = r.m.fit ? series_pair_ops(&ser[i], (int)(rep % 2), ser[i].ops,
+								 sum_short_ops(ser[i].ops, r.m.short_run))
 					       : ser[i].ops;
 			if (r.m.precision)
 				msg_progress_phase(&prog, "round %u, size %" PRIu64 " B", rep + 1, ser[i].size_bytes);

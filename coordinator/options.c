@@ -100,6 +100,13 @@ void opts_help_measurement(FILE *f, const char *cmd)
 		      "                       start-up cost S (default);\n"
 		      "                       or one op count per run, tau = T_PUT / L, S included\n",
 		      f);
+	fputs(predict ? "  --short-run R        the blocking operation's fit pair: L and quarter\n"
+			"                       (L/4, default) or null (a run of no operation)\n"
+		      : "  --short-run R        the fit pair's short run: quarter (L/4, default),\n"
+			"                       whose slope with L leaves out the first operations'\n"
+			"                       start-up effects, or null (no operation): measured\n"
+			"                       no quicker, and reading spin 0.1 us high (benches)\n",
+	      f);
 	fputs("  --calib-time T       each bracketing calibration (default 50ms)\n"
 	      "  --lead-in T, --lead-out T  the fluid alone before and after the PUT\n"
 	      "                       (default 5ms each: the fluid's speed is least certain\n"
@@ -180,7 +187,7 @@ enum {
 	O_CPU = 1000, O_CPUS, O_PEER_CPU, O_PEER, O_SCHED, O_OPS, O_REPS, O_PRECISION, O_MAX_TIME, O_RUN_TIME,
 	O_FIT, O_NO_FIT, O_CAL, O_LEAD_IN, O_LEAD_OUT, O_CHUNK, O_CLOCK_RES, O_CSV, O_PLOT, O_STORE, O_JSON, O_QUIET,
 	O_STRICT, O_ESTIMATOR, O_NO_PERTURB, O_TRACE_OTHERS, O_NO_TRACE_OTHERS, O_PRECISION_OF, O_STOPPING, O_REMOTE_CPUS, O_FLOWS,
-	O_TASK_CLOCK, O_NO_TASK_CLOCK,
+	O_TASK_CLOCK, O_NO_TASK_CLOCK, O_SHORT_RUN,
 };
 
 static const struct opts_extra common[] = {
@@ -198,6 +205,7 @@ static const struct opts_extra common[] = {
 	{ "run-time", 1, O_RUN_TIME },
 	{ "fit", 0, O_FIT },
 	{ "no-fit", 0, O_NO_FIT },
+	{ "short-run", 1, O_SHORT_RUN },
 	{ "calib-time", 1, O_CAL },
 	{ "lead-in", 1, O_LEAD_IN },
 	{ "lead-out", 1, O_LEAD_OUT },
@@ -231,9 +239,19 @@ static int file_name(const char *v)
 	return *v && safetext_printable(v) ? 0 : -1;
 }
 
+/* the index of v among names[0..n), or -1 */
+static int name_index(const char *v, const char *const names[], int n)
+{
+	for (int k = 0; k < n; k++)
+		if (!strcmp(v, names[k]))
+			return k;
+	return -1;
+}
+
 static int common_opt(struct opts *m, int id, const char *v)
 {
 	uint64_t u;
+	int k;
 	switch (id) {
 	case O_CPU:
 		m->cpu_given = 1;
@@ -277,6 +295,13 @@ static int common_opt(struct opts *m, int id, const char *v)
 	case O_NO_FIT:
 		m->fit = 0;
 		return 0;
+	case O_SHORT_RUN: {
+		static const char *const names[] = { [SUM_SHORT_QUARTER] = "quarter", [SUM_SHORT_NULL] = "null" };
+		if ((k = name_index(v, names, sizeof names / sizeof names[0])) < 0)
+			return -1;
+		m->short_run = (enum sum_short)k;
+		return 0;
+	}
 	case O_CAL:
 		return cli_parse_duration_ns(v, &m->cal_ns) || m->cal_ns < 10000000 ? -1 : 0;
 	case O_LEAD_IN:
@@ -288,12 +313,10 @@ static int common_opt(struct opts *m, int id, const char *v)
 	case O_CLOCK_RES:
 		return cli_parse_duration_ns(v, &m->clock_res_ns) || m->clock_res_ns == 0 ? -1 : 0;
 	case O_ESTIMATOR:
-		for (int k = 0; k < SUM_NEST; k++)
-			if (!strcmp(v, estimator_arg[k])) {
-				m->estimator = k;
-				return 0;
-			}
-		return -1;
+		if ((k = name_index(v, estimator_arg, SUM_NEST)) < 0)
+			return -1;
+		m->estimator = k;
+		return 0;
 	case O_NO_PERTURB:
 		m->no_perturb = 1;
 		return 0;
@@ -313,23 +336,19 @@ static int common_opt(struct opts *m, int id, const char *v)
 		return 0;
 	case O_PRECISION_OF:
 		m->precision_of_given = 1;
-		for (int k = 0; k < PREC_N; k++)
-			if (!strcmp(v, opts_precision_of_arg[k])) {
-				m->precision_of = k;
-				return 0;
-			}
-		return -1;
-	case O_STOPPING:
-		m->stopping_given = 1;
-		if (!strcmp(v, "three-stage"))
-			m->stopping = STOP_THREE;
-		else if (!strcmp(v, "stein"))
-			m->stopping = STOP_STEIN;
-		else if (!strcmp(v, "naive"))
-			m->stopping = STOP_NAIVE;
-		else
+		if ((k = name_index(v, opts_precision_of_arg, PREC_N)) < 0)
 			return -1;
+		m->precision_of = (enum precision_of)k;
 		return 0;
+	case O_STOPPING: {
+		static const char *const names[] = { [STOP_THREE] = "three-stage", [STOP_STEIN] = "stein",
+						     [STOP_NAIVE] = "naive" };
+		m->stopping_given = 1;
+		if ((k = name_index(v, names, sizeof names / sizeof names[0])) < 0)
+			return -1;
+		m->stopping = (enum stop_rule)k;
+		return 0;
+	}
 	case O_CSV:
 		m->csv = v;
 		return file_name(v);
@@ -390,6 +409,8 @@ static const char *hint(int id)
 		return " (result, normalised or these-ops)";
 	case O_STOPPING:
 		return " (three-stage, stein or naive)";
+	case O_SHORT_RUN:
+		return " (quarter or null)";
 	case O_FLOWS:
 		return " (1 to 256 connections)";
 	default:

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "calib/stopping.h"
+#include "calib/summary.h"
 #include "common/cli.h"
 #include "fluid/fluid_args.h"
 
@@ -49,6 +50,7 @@ struct opts {
 	uint64_t run_ns;            /* target length of one L run when ops is automatic */
 	uint64_t chunk_loops;
 	int fit;
+	enum sum_short short_run;   /* --short-run: the short run of a fit pair, L/4 or a null run */
 	uint64_t clock_res_ns;      /* --clock-resolution */
 	int estimator;              /* --estimator: enum sum_estimator; -1: the default */
 	int no_perturb;             /* --no-perturbation-check */

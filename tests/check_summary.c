@@ -294,6 +294,11 @@ START_TEST(test_small_ops_is_a_quarter_or_a_null_run)
 	ck_assert_uint_eq(sum_small_ops(4), 1);
 	ck_assert_uint_eq(sum_small_ops(3), 0);
 	ck_assert_uint_eq(sum_small_ops(0), 0);
+	/* --short-run: the pair's short run is that quarter, or a null run whatever L */
+	ck_assert_uint_eq(sum_short_ops(1000, SUM_SHORT_QUARTER), 250);
+	ck_assert_uint_eq(sum_short_ops(3, SUM_SHORT_QUARTER), 0);
+	ck_assert_uint_eq(sum_short_ops(1000, SUM_SHORT_NULL), 0);
+	ck_assert_uint_eq(sum_short_ops(4, SUM_SHORT_NULL), 0);
 }
 END_TEST
 
@@ -375,6 +380,8 @@ START_TEST(test_shared_cpu_bound_is_a_share_of_the_result)
 	ck_assert_double_eq_tol(s.e_shared_ns, 50e3 / 9, 1e-6);
 	ck_assert_double_eq_tol(sum_shared_bound_ns(0.5, -20), 20, 1e-12);
 	ck_assert(isnan(sum_shared_bound_ns(1, 20)) && isnan(sum_shared_bound_ns(NAN, 20)));
+	/* a quiet CPU's b, a little below 0 by noise (make check, 2026-11-24): no bound, not an unknown one */
+	ck_assert_double_eq(sum_shared_bound_ns(-0.0004, 50e3), 0);
 	ck_assert(sum_shared_cpu(&s));
 	/* the two pairs agree exactly: the result's interval is the bound alone, the estimator's own has none */
 	ck_assert_double_eq(s.tau_bound_ns, 0);

@@ -423,7 +423,7 @@ for a in "measure" "measure frobnicate" "measure spin --us x" "measure spin --re
 	"measure spin --flows 2" "measure tcp --flows 0" "measure tcp --flows 2 --window 4" \
 	"measure tcp --remote-cpus all" "sweep tcp --sizes 100 --flows 257" "predict tcp --sizes 1000 --compute 10 --flows 2" \
 	"sweep tcp --sizes 100,200 --reps 4 --precision 5%" "measure spin --precision-of these-ops" \
-	"sweep tcp --sizes 100,200 --stopping stein" \
+	"sweep tcp --sizes 100,200 --stopping stein" "measure spin --short-run half" \
 	"measure spin --precision 1% --precision-of these" "measure spin --precision 1% --stopping stein2"; do
 	# shellcheck disable=SC2086 # split the command from its options
 	expect 2 "$a" -- "$D" $a
@@ -489,6 +489,13 @@ if [ -n "$stein_asked" ] && [ $stein_asked ]; then
 else
 	has out "^    statistical  ±[0-9.]* *Student t over [0-9]* pairs" "measure --stopping stein, first stage: the budget"
 fi
+
+# --short-run null: each pair is an L run and a null run, and the result is their difference over L
+# shellcheck disable=SC2086
+expect 0 "measure --short-run null" -- "$D" measure spin --us 50 --reps 4 $quick --short-run null --no-trace-others --json
+json out "measure --short-run null: pairs of L and a null run" '(.runs | length) == 4 and .ops > 0
+	and ([.runs[].ops] | sort) == [0, 0, .ops, .ops] and .fitted and .n >= 1'
+has err "in pairs with null runs" "measure --short-run null: it says so"
 
 # the normalised cost's reference: the store's undisturbed speed when it has one (shared by every
 # measurement of the CPU), else this measurement's first calibration's, which the output says
