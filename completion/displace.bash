@@ -149,6 +149,10 @@ _displace()
         mapfile -t COMPREPLY < <(compgen -W "result normalised these-ops" -- "$cur")
         return 0
         ;;
+    --short-run)
+        mapfile -t COMPREPLY < <(compgen -W "quarter null" -- "$cur")
+        return 0
+        ;;
     --csv | --plot | --calibration | --unix | --op-times)
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
         [[ $prev == --unix ]] && mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -W none -- "$cur")

@@ -107,6 +107,8 @@ mapfile -t values < <(listed measure --stopping)
 offers_exactly "--stopping" displace measure spin --stopping "" :: "${values[@]}"
 mapfile -t values < <(listed sweep --precision-of)
 offers_exactly "--precision-of" displace sweep tcp --precision-of "" :: "${values[@]}"
+mapfile -t values < <(listed measure --short-run)
+offers_exactly "--short-run" displace measure spin --short-run "" :: "${values[@]}"
 offers_exactly "a duration" displace measure spin --run-time "" ::
 # files: --csv, and ticks's CSV file
 touch "$tmp/ticks.csv" "$tmp/other.txt"
