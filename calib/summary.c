@@ -29,9 +29,9 @@ int sum_startup_check(double s_ns, char *why, size_t len)
 
 double sum_shared_bound_ns(double b, double tau_ns)
 {
-	if (!isfinite(b) || !isfinite(tau_ns) || b >= 1)
+	/* b is a difference of times: a little below 0 is that noise about none; far below, unknown */
+	if (!isfinite(b) || !isfinite(tau_ns) || b >= 1 || b <= -SUM_MAX_OTHERS_SHARE)
 		return NAN;
-	/* b is a difference of times: a little below 0 is that noise about none */
 	return b <= 0 ? 0 : b / (1 - b) * fabs(tau_ns);
 }
 

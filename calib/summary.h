@@ -241,9 +241,10 @@ int sum_startup_check(double s_ns, char *why, size_t len);
  * result tau: b/(1 - b) |tau|. The off-CPU estimator takes out b T_F(2),
  * what the others took alone. Beside the idle-class fluid they get what they
  * ask, so they can get less only while the PUT runs: they lose at most b of
- * the PUT's own time T, and T <= tau + b T. 0 for b at or below 0 (b is a
- * difference of times, and noise takes a quiet CPU's a little below 0);
- * NAN for an unknown b or tau.
+ * the PUT's own time T, and T <= tau + b T. 0 for b from 0 down to
+ * -SUM_MAX_OTHERS_SHARE (b is a difference of times, and noise takes a
+ * quiet CPU's a little below 0); NAN for an unknown b or tau, or a b
+ * further below 0.
  */
 double sum_shared_bound_ns(double b, double tau_ns);
 /*

@@ -190,8 +190,9 @@ static int warn_nowhere_else(const struct session *s, const struct measuring_bus
 		 "PUT than beside the fluid alone, "
 		 "so the CI may not hold (beside a memory-bandwidth hog, 91 to 97 of 100 such 95%% CIs did: "
 		 "docs/estimators.md); leave a CPU free of load while measuring, or as root add --trace-others, "
-		 "which takes their time out of each run, or give the cost of these operations "
-		 "(--precision-of these-ops), whose interval holds what the OS saw of the PUT",
+		 "which takes their time out of each run, or read the cost of these operations (the 'these ops' "
+		 "line; --precision-of these-ops aims --precision at it), whose interval holds what the OS saw "
+		 "of the PUT",
 		 b->other_cpu, 100 * b->other_busy, s->m.cpu);
 	return 1;
 }

@@ -243,7 +243,7 @@ static int tagged(const char *tag)
 
 /*
  * fail: displace (pid) had no child with tag; say what there is, whether
- * displace still runs, and what it has printed so far
+ * displace still ran, and what it had printed so far; stop it
  */
 static void fail_without_child(pid_t pid, int outfd, const char *tag)
 {
@@ -255,8 +255,13 @@ static void fail_without_child(pid_t pid, int outfd, const char *tag)
 	ssize_t k = read(outfd, said, sizeof said - 1);
 	said[k > 0 ? k : 0] = '\0';
 	int alive = kill(pid, 0) == 0;
+	/* stopped first, so that its runs do not load the tests after this one */
+	if (alive) {
+		kill(pid, SIGTERM);
+		tu_wait(pid);
+	}
 	ck_abort_msg("%d process(es) with the tag, not displace and a child: %s displace %d %s; it said: %s", n, desc,
-		     (int)pid, alive ? "runs" : "is gone", said);
+		     (int)pid, alive ? "ran" : "was gone", said);
 }
 
 static int wait_untagged(const char *tag)

@@ -382,6 +382,8 @@ START_TEST(test_shared_cpu_bound_is_a_share_of_the_result)
 	ck_assert(isnan(sum_shared_bound_ns(1, 20)) && isnan(sum_shared_bound_ns(NAN, 20)));
 	/* a quiet CPU's b, a little below 0 by noise (make check, 2026-11-24): no bound, not an unknown one */
 	ck_assert_double_eq(sum_shared_bound_ns(-0.0004, 50e3), 0);
+	/* far below 0 is no noise: unknown */
+	ck_assert(isnan(sum_shared_bound_ns(-0.3, 50e3)));
 	ck_assert(sum_shared_cpu(&s));
 	/* the two pairs agree exactly: the result's interval is the bound alone, the estimator's own has none */
 	ck_assert_double_eq(s.tau_bound_ns, 0);
