@@ -198,13 +198,8 @@ int cmd_measure(int argc, char **argv)
 	}
 	if ((st = measuring_check_workload(&r, r.m.wargs, r.m.nwargs, NULL, 0)))
 		return st;
-	if (r.m.reps && r.m.precision)
-		return msg_usage("measure", "--reps and --precision exclude each other");
-	if (!r.m.precision && (r.m.stopping_given || r.m.precision_of_given))
-		return msg_usage("measure", "--%s says how --precision works: give --precision too",
-				 r.m.stopping_given ? "stopping" : "precision-of");
-	if (r.m.reps == 1 && r.m.fit)
-		return msg_usage("measure", "--reps 1 cannot fit a line; use at least 2, or --no-fit");
+	if ((st = measuring_check_counts(&r)))
+		return st;
 	if (r.m.plot)
 		return msg_usage("measure", "--plot is for sweep and predict: measure has one cost, not a curve");
 

@@ -37,6 +37,19 @@ int measuring_check_workload(struct session *s, char **wargs, int nwargs, const 
 	return rc == -ENOTSUP ? EXIT_UNAVAILABLE : rc ? EXIT_RESOURCE : 0;
 }
 
+int measuring_check_counts(const struct session *s)
+{
+	const struct opts *m = &s->m;
+	if (m->reps && m->precision)
+		return msg_usage(m->cmd, "--reps and --precision exclude each other");
+	if (!m->precision && (m->stopping_given || m->precision_of_given))
+		return msg_usage(m->cmd, "--%s says how --precision works: give --precision too",
+				 m->stopping_given ? "stopping" : "precision-of");
+	if (m->reps == 1 && m->fit)
+		return msg_usage(m->cmd, "--reps 1 cannot fit a line; use at least 2, or --no-fit");
+	return 0;
+}
+
 /* what the calibration store says of the measured CPU, as a note or warning */
 static void store_note(const struct session *s)
 {

@@ -28,6 +28,13 @@ int measuring_parse(struct session *s, int argc, char **argv, const struct opts_
  */
 int measuring_check_workload(struct session *s, char **wargs, int nwargs, const uint64_t *sizes, size_t nsizes);
 /*
+ * measuring_check_counts - measure's and sweep's runs: --reps or
+ * --precision, not both; --stopping and --precision-of only with
+ * --precision; two runs at least to fit a line. 0 or the usage status
+ * after the message.
+ */
+int measuring_check_counts(const struct session *s);
+/*
  * measuring_setup - session_setup, the notes on placement and the
  * calibration store, and the local peer. 0 or the exit status after the
  * message.

@@ -232,13 +232,8 @@ int cmd_sweep(int argc, char **argv)
 		return msg_usage("sweep", "--sizes is required (e.g. --sizes 1000:8000:1000)");
 	if (r.m.ops_given && r.m.ops == 0)
 		return msg_usage("sweep", "--ops 0 measures start-up only; use 'displace measure' for that");
-	if (r.m.reps && r.m.precision)
-		return msg_usage("sweep", "--reps and --precision exclude each other");
-	if (!r.m.precision && (r.m.stopping_given || r.m.precision_of_given))
-		return msg_usage("sweep", "--%s says how --precision works: give --precision too",
-				 r.m.stopping_given ? "stopping" : "precision-of");
-	if (r.m.reps == 1 && r.m.fit)
-		return msg_usage("sweep", "--reps 1 cannot fit a line; use at least 2, or --no-fit");
+	if ((st = measuring_check_counts(&r)))
+		return st;
 	/* the workload's options once, and every size against its limits (udp's depend on the peer) */
 	if ((st = measuring_check_workload(&r, r.m.wargs, r.m.nwargs, so.sizes, so.nsizes)))
 		return st;
