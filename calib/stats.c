@@ -246,6 +246,17 @@ double stats_ci_half(double sd, size_t n, double conf)
 	return t * sd / sqrt((double)n);
 }
 
+double stats_batch_half(const double *x, size_t n, size_t batches, double conf)
+{
+	if (batches < 2 || n < batches || batches > 64)
+		return NAN;
+	double m[64];
+	size_t len = n / batches;
+	for (size_t b = 0; b < batches; b++)
+		m[b] = stats_mean(x + b * len, len);
+	return stats_ci_half(stats_sd(m, batches), batches, conf);
+}
+
 int stats_ratio(const double *num, const double *den, size_t n, double conf, double *ratio, double *ci_half)
 {
 	if (n == 0)

@@ -389,16 +389,23 @@ static void these_ops(const struct one *e, size_t n, int def, int peer_here, con
  * estimate (else the PUT's own account alone, not rebilled, as before the
  * peer was counted: the test stays on). getrusage would make a pair whose wake-ups it billed
  * to the PUT, and the off-CPU estimator did not, look like one with less
- * other work. Returns how many are flagged.
+ * other work.
+ *
+ * An estimate far off whose excess is as usual had the account move with
+ * it: the PUT's own time changed (its work, or a hypervisor's steal in its
+ * slices), not another task's. It is the cost, not a disturbance, so it is
+ * kept, and counted (sum->moved_*): the interval holds it, as the OS's
+ * account and a saturated run would. Returns how many are
+ * flagged.
  */
-static size_t outliers(const struct one *e, size_t n, int def, int peer_here, bool *flag)
+static size_t outliers(const struct one *e, size_t n, int def, int peer_here, bool *flag, struct summary *sum)
 {
 	if (n < 4)
 		return 0;
 	double *tau = calloc(n, sizeof *tau), *excess = calloc(n, sizeof *excess);
-	bool *xflag = calloc(n, sizeof *xflag);
+	bool *xflag = calloc(n, sizeof *xflag), *moved = calloc(n, sizeof *moved);
 	size_t nout = 0;
-	if (!tau || !excess || !xflag)
+	if (!tau || !excess || !xflag || !moved)
 		goto out;
 	int have_excess = 1;
 	int rebilled;
@@ -411,22 +418,36 @@ static size_t outliers(const struct one *e, size_t n, int def, int peer_here, bo
 		excess[i] = tau[i] - account_of(&e[i], src, peer_here, rebilled);
 		have_excess = have_excess && isfinite(excess[i]);
 	}
-	nout = stats_outliers(tau, n, 3.5, flag);
 	/*
-	 * A gross, rare disturbance only: at least 1 % of tau away from the
-	 * median excess (the excess is hidden work displacement is there to
-	 * count, and a quiet host's tiny spread would make any wobble an
-	 * outlier), and at most a quarter of the pairs (not a heavy tail).
+	 * A gross disturbance only: at least 1 % of tau away from the median
+	 * (a quiet host's tiny spread would make any wobble an outlier, and a
+	 * wobble is part of the cost's spread). For the excess, the same, and
+	 * at most a quarter of the pairs (not a heavy tail): the excess is
+	 * hidden work displacement is there to count.
 	 */
-	size_t nx = have_excess ? stats_outliers(excess, n, 3.5, xflag) : 0;
-	if (nx) {
-		double mx = stats_median(excess, n), floor_ns = 0.01 * fabs(stats_median(tau, n));
+	double mt = stats_median(tau, n), floor_ns = 0.01 * fabs(mt);
+	stats_outliers(tau, n, 3.5, flag);
+	nout = 0;
+	for (size_t i = 0; i < n; i++) {
+		flag[i] = flag[i] && fabs(tau[i] - mt) > floor_ns;
+		nout += flag[i];
+	}
+	size_t nx = have_excess ? stats_outliers(excess, n, 3.5, xflag) : 0, nmoved = 0;
+	if (have_excess) {
+		double mx = stats_median(excess, n);
 		nx = 0;
 		for (size_t i = 0; i < n; i++) {
 			xflag[i] = xflag[i] && fabs(excess[i] - mx) > floor_ns;
 			nx += xflag[i];
+			moved[i] = flag[i] && !xflag[i];
+			nmoved += moved[i];
 		}
 	}
+	for (size_t i = 0; i < n; i++)
+		if (moved[i]) {
+			flag[i] = 0;
+			nout--;
+		}
 	if (nx && nx <= n / 4) {
 		nout = 0;
 		for (size_t i = 0; i < n; i++) {
@@ -434,11 +455,47 @@ static size_t outliers(const struct one *e, size_t n, int def, int peer_here, bo
 			nout += flag[i];
 		}
 	}
+	/* the moved estimates above and below the others, and the others kept */
+	double above = 0, below = 0, rest = 0;
+	size_t nr = 0;
+	for (size_t i = 0; i < n && nmoved; i++) {
+		if (moved[i] && tau[i] > mt) {
+			above += tau[i];
+			sum->moved_above++;
+		} else if (moved[i]) {
+			below += tau[i];
+			sum->moved_below++;
+		} else if (!flag[i]) {
+			rest += tau[i];
+			nr++;
+		}
+	}
+	sum->moved_above_ns = sum->moved_above ? above / (double)sum->moved_above : NAN;
+	sum->moved_below_ns = sum->moved_below ? below / (double)sum->moved_below : NAN;
+	sum->unmoved_ns = nr ? rest / (double)nr : NAN;
 out:
 	free(tau);
 	free(excess);
 	free(xflag);
+	free(moved);
 	return nout;
+}
+
+/* the spells test on the kept estimates e[0..n), in time order (summary.tau_batch_half_ns) */
+static void spells(const struct one *e, size_t n, int def, struct summary *sum)
+{
+	sum->tau_batch_half_ns = NAN;
+	sum->spells = 0;
+	double *x = n >= SUM_BATCH_MIN ? calloc(n, sizeof *x) : NULL;
+	size_t k = 0;
+	for (size_t i = 0; x && i < n; i++)
+		if (isfinite(e[i].est[def]))
+			x[k++] = e[i].est[def];
+	if (k >= SUM_BATCH_MIN) {
+		sum->tau_batch_half_ns = stats_batch_half(x, k, SUM_BATCHES, 0.95);
+		sum->spells = sum->tau_batch_half_ns > SUM_SPELL_RATIO * stats_ci_half(stats_sd(x, k), k, 0.95);
+	}
+	free(x);
 }
 
 /*
@@ -708,7 +765,8 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 			summarize(null_t, nn, &sum->startup);
 		free(null_t);
 	}
-	size_t nout = flag && e ? outliers(e, n, def, o->peer_here, flag) : 0;
+	sum->moved_above_ns = sum->moved_below_ns = sum->unmoved_ns = NAN;
+	size_t nout = flag && e ? outliers(e, n, def, o->peer_here, flag, sum) : 0;
 	if (nout && n - nout >= 2) {
 		size_t k = 0;
 		for (size_t i = 0; i < n; i++) {
@@ -727,6 +785,7 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 	for (int k = 0; k < SUM_NEST; k++)
 		column(e, n, col_est, &k, &sum->est[k]);
 	sum->tau = sum->est[def];
+	spells(e, n, def, sum);
 	column(e, n, col_raw, NULL, &sum->tau_raw);
 	column(e, n, col_norm, NULL, &sum->norm);
 	sum->tau0_ref_ns = o->tau0_ref_ns;

@@ -78,6 +78,26 @@ int sum_perturb_compared(int by_task_clock, double hold_ns, double tau_ns);
 struct summary {
 	size_t n;                      /* estimates: pairs, or runs without the fit */
 	size_t outliers;
+	/*
+	 * Estimates the MAD test found far from the others (by 1 % of the
+	 * median or more) while the OS's account of the PUT moved with them
+	 * (their excess over it as usual): the PUT's own time changed, not
+	 * another task's. They are the cost, and are kept. How many were
+	 * above the median and below it, their means per op, and the mean of
+	 * the other estimates kept; NAN for none.
+	 */
+	size_t moved_above, moved_below;
+	double moved_above_ns, moved_below_ns, unmoved_ns;
+	/*
+	 * The result's estimates in time order, in SUM_BATCHES batches from
+	 * SUM_BATCH_MIN estimates on: the batch means' interval
+	 * (stats_batch_half; NAN with fewer), and whether it is more than
+	 * SUM_SPELL_RATIO times the t interval of the same estimates (spells:
+	 * the cost moved in spells longer than a pair, and the t interval
+	 * takes the estimates as independent)
+	 */
+	double tau_batch_half_ns;
+	int spells;
 	int fitted;
 	uint64_t ops;
 	enum sum_estimator estimator;    /* the one that tau is */
@@ -198,6 +218,16 @@ struct summary {
 	double remote_err_ns[EST_NERR]; /* its error terms per op (enum est_err), averaged over every pair */
 	double bytes_per_op;           /* message bytes the PUT sent per operation; NAN if it does not say */
 };
+
+/*
+ * The spells test. With independent estimates, 5 batch means' interval is
+ * more than 2.5 times the t interval in 0.03 % (20 estimates) to 0.9 %
+ * (100) of series (simulated, 20000 normal series each); a cost that steps
+ * between levels for tens of seconds makes it 6 times (docs/estimators.md).
+ */
+#define SUM_BATCHES 5
+#define SUM_BATCH_MIN 20
+#define SUM_SPELL_RATIO 2.5
 
 /* sum_small_ops - L/4 (0, a null run, when L < 4): a quarter pair's short run, and the PUT alone's run */
 uint64_t sum_small_ops(uint64_t ops);

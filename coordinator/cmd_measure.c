@@ -307,10 +307,29 @@ again:
 		msg_warn("only %zu estimate%s: no confidence interval; add --reps", sum.n, sum.n == 1 ? "" : "s");
 		untrusted = 1;
 	}
+	const char *unit = sum.fitted ? "pairs" : "runs";
 	if (sum.outliers) {
 		msg_warn("%zu of %zu %s were outliers and were left out: something else ran during them; measure on a "
 			 "quiet host or add --reps",
-			 sum.outliers, sum.n + sum.outliers, sum.fitted ? "pairs" : "runs");
+			 sum.outliers, sum.n + sum.outliers, unit);
+		untrusted = 1;
+	}
+	if (sum.moved_above + sum.moved_below) {
+		char m[96];
+		out_text_moved(&sum, m, sizeof m);
+		msg_info("the cost itself moved: %s, and the OS's account of the PUT moved with them, so its own time "
+			 "changed (its work, or a hypervisor's steal in its slices), not another task's; they are kept, "
+			 "and the interval holds them",
+			 m);
+	}
+	if (sum.spells) {
+		const struct stats_summary *t = &sum.est[sum.estimator];
+		msg_warn("the cost moved in spells longer than a pair: %d batch means of the %zu %s in time order give "
+			 "±%.2f%%, where the t interval, which takes them as independent, gives ±%.2f%%; the result holds "
+			 "this measurement's mix of spells, and the cost beyond it can be anywhere in theirs: measure for "
+			 "longer, or again later (or aim at the cost of these operations, --precision-of these-ops)",
+			 SUM_BATCHES, sum.n, unit, 100 * sum.tau_batch_half_ns / fabs(t->mean),
+			 100 * t->ci_half / fabs(t->mean));
 		untrusted = 1;
 	}
 	if (r.m.precision && !met && !r.interrupted) {

@@ -37,6 +37,29 @@ int measuring_check_workload(struct session *s, char **wargs, int nwargs, const 
 	return rc == -ENOTSUP ? EXIT_UNAVAILABLE : rc ? EXIT_RESOURCE : 0;
 }
 
+void measuring_moved_add(struct measuring_moved *m, const struct summary *sum)
+{
+	m->outliers += sum->outliers;
+	m->moved += sum->moved_above + sum->moved_below;
+	m->spells += sum->spells;
+}
+
+void measuring_warn_outliers(const struct measuring_moved *m, const char *remedy)
+{
+	if (m->outliers)
+		msg_warn("%zu pairs were outliers and were left out: other work ran during them; %s", m->outliers, remedy);
+	if (m->moved)
+		msg_info("%zu pairs' cost was far from the others' with the OS's account of the PUT moved as much: its "
+			 "own time changed, not another task's; they are kept (cost_moved in the JSON)",
+			 m->moved);
+	if (m->spells)
+		msg_warn("%zu results moved in spells longer than a pair: their batch means' interval "
+			 "(ci95_batches_us in the JSON) is more than %.1f times their t interval, which takes the pairs as "
+			 "independent, and is the one that holds the cost beyond these minutes; measure for longer, or "
+			 "again later",
+			 m->spells, SUM_SPELL_RATIO);
+}
+
 int measuring_check_counts(const struct session *s)
 {
 	const struct opts *m = &s->m;

@@ -28,6 +28,19 @@ int measuring_parse(struct session *s, int argc, char **argv, const struct opts_
  */
 int measuring_check_workload(struct session *s, char **wargs, int nwargs, const uint64_t *sizes, size_t nsizes);
 /*
+ * measuring_warn_outliers - sweep's and predict's word on their summaries'
+ * pairs: left out with other work in them (summary.outliers), kept with
+ * the PUT's own cost moved (summary.moved_above, .moved_below), and the
+ * summaries whose estimates moved in spells (summary.spells); remedy ends
+ * the first ("add --reps")
+ */
+struct measuring_moved {
+	size_t outliers, moved, spells;
+};
+void measuring_moved_add(struct measuring_moved *m, const struct summary *sum);
+void measuring_warn_outliers(const struct measuring_moved *m, const char *remedy);
+
+/*
  * measuring_check_counts - measure's and sweep's runs: --reps or
  * --precision, not both; --stopping and --precision-of only with
  * --precision; two runs at least to fit a line. 0 or the usage status

@@ -954,20 +954,22 @@ static int run_rounds(struct predict *pd)
 static int warn(struct predict *pd, int failed)
 {
 	struct session *r = &pd->r;
-	size_t outliers = 0, unsat = 0, nbelow_c = 0, missed = 0;
+	size_t unsat = 0, nbelow_c = 0, missed = 0;
+	struct measuring_moved moved = { 0 };
 	struct measuring_busy busy;
 	measuring_busy_init(&busy);
 	for (size_t i = 0; i < pd->n; i++) {
 		const struct psize *p = &pd->ps[i];
-		outliers += p->sblock.outliers + (clients_mode(pd) ? 0 : p->scost.outliers);
+		measuring_moved_add(&moved, &p->sblock);
+		if (!clients_mode(pd))
+			measuring_moved_add(&moved, &p->scost);
 		unsat += p->pr.nunsat;
 		measuring_busy_add(&busy, &p->sblock);
 		if (!clients_mode(pd))
 			measuring_busy_add(&busy, &p->scost);
 		missed += fabs(p->pr.err_pct[PRED_DISPLACEMENT]) > PRED_TARGET_PCT;
 	}
-	if (outliers)
-		msg_warn("%zu pairs were outliers and were left out: other work ran during them; add --reps", outliers);
+	measuring_warn_outliers(&moved, "add --reps");
 	if (unsat && clients_mode(pd))
 		msg_warn("%zu rounds' saturated runs were left out: CPU %d was busy less than %.0f%% of the time, or the "
 			 "peer's CPU %.0f%% or more; the bottleneck was not the sender (more --clients, or a faster peer)",
@@ -1003,7 +1005,7 @@ static int warn(struct predict *pd, int failed)
 			 missed, missed == 1 ? "" : "s", PRED_TARGET_PCT);
 	if (r->m.precision && !pd->met && !failed)
 		msg_warn("not every size's error was known to ±%.2f%% before --max-time", 100 * r->m.precision);
-	return outliers || unsat || nbelow_c || host_busy || missed || (r->m.precision && !pd->met);
+	return moved.outliers + moved.spells || unsat || nbelow_c || host_busy || missed || (r->m.precision && !pd->met);
 }
 
 /* the verdict: does the result's estimator predict the saturated throughput, and does it beat every OS source */

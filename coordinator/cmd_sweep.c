@@ -343,20 +343,17 @@ int cmd_sweep(int argc, char **argv)
 		if ((st = measuring_stopped(&r, rc, have)) && !r.interrupted)
 			goto out;
 	}
-	size_t outliers = 0;
+	struct measuring_moved moved = { 0 };
 	for (size_t i = 0; i < n; i++) {
 		seq_summarize(&r.seq, &ser[i], &sum[i]);
 		if (r.m.precision)
 			measuring_stop_ci(&r, &stop[i], &sum[i]);
-		outliers += sum[i].outliers;
+		measuring_moved_add(&moved, &sum[i]);
 		/* a summary row is a whole result: an interrupted sweep has its run rows only */
 		if (r.m.csv && !r.interrupted)
 			out_csv_summary(&csv, "sweep", &r.seq.o, &ser[i], &sum[i]);
 	}
-	if (outliers)
-		msg_warn("%zu pairs were outliers and were left out: other work ran during them; sweep on a quiet host or "
-			 "add --reps",
-			 outliers);
+	measuring_warn_outliers(&moved, "sweep on a quiet host or add --reps");
 	struct measuring_busy shared;
 	measuring_busy_init(&shared);
 	for (size_t i = 0; i < n; i++)
@@ -407,7 +404,7 @@ int cmd_sweep(int argc, char **argv)
 	}
 	if (r.m.plot && write_plot(r.m.plot, &r, ser, sum, n) && !st)
 		st = EXIT_RESOURCE;
-	if (!st && r.m.strict && (outliers || busy || (r.m.precision && !met)))
+	if (!st && r.m.strict && (moved.outliers + moved.spells || busy || (r.m.precision && !met)))
 		st = EXIT_UNTRUSTED;
 out:
 	for (size_t i = 0; i < n; i++)

@@ -171,9 +171,10 @@ void opts_help_output(FILE *f, const char *cmd, const char *more)
 	      "                       ETA) is shown only when stderr is a terminal, and\n"
 	      "                       not when --json output goes to a pipe or file\n"
 	      "  --strict             exit 5 if the result is untrustworthy (CI not reached,\n"
-	      "                       outliers, a CPU shared with another process, noisy\n"
-	      "                       host, the fluid perturbing the PUT, or time the\n"
-	      "                       fluid was held that a loaded CPU may pay)\n"
+	      "                       outliers, a cost that moved in spells, a CPU shared\n"
+	      "                       with another process, noisy host, the fluid\n"
+	      "                       perturbing the PUT, or time the fluid was held that\n"
+	      "                       a loaded CPU may pay)\n"
 	      "  -h, --help           this help\n",
 	      f);
 	if (strcmp(cmd, "predict"))

@@ -47,6 +47,13 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 	json_object_set_new(o, "n", json_integer((json_int_t)s->n));
 	json_object_set_new(o, "fitted", json_boolean(s->fitted));
 	json_object_set_new(o, "outliers", json_integer((json_int_t)s->outliers));
+	json_object_set_new(o, "cost_moved",
+			    s->moved_above + s->moved_below
+				    ? json_pack("{s:I, s:o, s:I, s:o, s:o}", "above", (json_int_t)s->moved_above,
+						"above_us", jout_num(s->moved_above_ns / 1e3), "below",
+						(json_int_t)s->moved_below, "below_us", jout_num(s->moved_below_ns / 1e3),
+						"others_us", jout_num(s->unmoved_ns / 1e3))
+				    : json_null());
 	json_object_set_new(o, "cpu", json_integer(so->cpu));
 	json_object_set_new(o, "fluid_cpus", json_string(cpus));
 	json_object_set_new(o, "estimator", json_string(sum_estimator_key(s->estimator)));
@@ -61,6 +68,8 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 	json_object_set_new(o, "put_plus_peer_pct", s->peer.n ? summary_json(&s->put_peer_pct, 1) : json_null());
 	json_object_set_new(o, "ci95_us", jout_num(s->tau.ci_half / 1e3));
 	json_object_set_new(o, "ci95_robust_us", jout_num(s->est[SUM_ROBUST].ci_half / 1e3));
+	json_object_set_new(o, "ci95_batches_us", jout_num(s->tau_batch_half_ns / 1e3));
+	json_object_set_new(o, "spells", json_boolean(s->spells));
 	json_object_set_new(o, "displacement_us", summary_json(&s->tau, 1e3));
 	for (int k = 0; k < SUM_NEST; k++) {
 		char key[32];

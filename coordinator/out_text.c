@@ -254,6 +254,21 @@ static void per_byte(FILE *f, const struct summary *s, const struct seq_opts *so
 	fprintf(f, "]\n");
 }
 
+void out_text_moved(const struct summary *s, char *buf, size_t len)
+{
+	size_t first = s->moved_above ? s->moved_above : s->moved_below;
+	double first_ns = s->moved_above ? s->moved_above_ns : s->moved_below_ns;
+	const char *unit = s->fitted ? (first == 1 ? "pair" : "pairs") : (first == 1 ? "run" : "runs");
+	if (!first)
+		snprintf(buf, len, "%s", "");
+	else if (s->moved_above && s->moved_below)
+		snprintf(buf, len, "%zu %s at %.2f µs and %zu at %.2f against %.2f for the others", first, unit,
+			 first_ns / 1e3, s->moved_below, s->moved_below_ns / 1e3, s->unmoved_ns / 1e3);
+	else
+		snprintf(buf, len, "%zu %s at %.2f µs against %.2f for the others", first, unit, first_ns / 1e3,
+			 s->unmoved_ns / 1e3);
+}
+
 void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so, const struct context *ctx)
 {
 	char a[32], b[32], c[32], d[32];
@@ -299,6 +314,16 @@ void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so,
 			us(s->startup_ns, a, sizeof a));
 	if (s->outliers)
 		fprintf(f, "  outliers     %zu %s left out (MAD test)\n", s->outliers, unit);
+	if (s->moved_above + s->moved_below) {
+		char m[96];
+		out_text_moved(s, m, sizeof m);
+		fprintf(f, "  cost moved   %s, the OS's account of the PUT with them: kept, the cost's own spread\n", m);
+	}
+	if (s->spells)
+		fprintf(f, "  spells       ±%s µs by %d batch means of the %zu %s in time order, against ±%s by t: the "
+			   "cost moved in spells longer than a pair\n",
+			us(s->tau_batch_half_ns, a, sizeof a), SUM_BATCHES, s->n, unit,
+			us(s->est[s->estimator].ci_half, b, sizeof b));
 	if (isfinite(s->traced_share))
 		fprintf(f, "  other tasks  %.2f%% of the co-runs, %.2f%% of the calibrations, taken out of each (scheduler "
 			   "trace); %.2f%% of the co-runs unknown, left in; %.2f switches per op traced\n",

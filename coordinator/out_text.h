@@ -14,5 +14,11 @@ void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so,
 void out_text_os_table(FILE *f, const struct summary *s, const struct seq_opts *so, const struct context *ctx);
 /* out_misses - one line on what an OS source misses on this kernel */
 const char *out_misses(enum est_src src, const struct context *ctx, int cpu, char *buf, size_t len);
+/*
+ * out_text_moved - "2 pairs at 55.05 µs and 1 at 48.20 against 51.06 for
+ * the others": the estimates whose cost moved (summary.moved_above,
+ * .moved_below), or "" with none
+ */
+void out_text_moved(const struct summary *s, char *buf, size_t len);
 
 #endif

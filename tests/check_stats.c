@@ -108,6 +108,37 @@ START_TEST(test_ci_half_width)
 }
 END_TEST
 
+/*
+ * Batch means by hand: 1..10 in 5 batches has means 1.5, 3.5, 5.5, 7.5, 9.5,
+ * sd sqrt(40 / 4), so t(0.975, 4) sqrt(10) / sqrt(5); an 11th value is left
+ * out. Two levels in spells (10 at 0, then 10 at 1) give batch means 0, 0,
+ * 0.5, 1, 1, more than 2.5 times as wide as the t interval over the 20
+ * values, which takes them as independent; the same values alternating
+ * give batch means all 0.5: a zero-width batch interval.
+ */
+START_TEST(test_batch_half_by_hand)
+{
+	const double x[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1000 };
+	double want = 2.7764451052 * sqrt(10) / sqrt(5);
+	ck_assert_double_eq_tol(stats_batch_half(x, 10, 5, 0.95), want, 1e-6);
+	ck_assert_double_eq_tol(stats_batch_half(x, 11, 5, 0.95), want, 1e-6);
+	ck_assert(isnan(stats_batch_half(x, 10, 1, 0.95)));
+	ck_assert(isnan(stats_batch_half(x, 4, 5, 0.95)));
+	ck_assert(isnan(stats_batch_half(x, 10, 65, 0.95)));
+	double spells[20], alt[20];
+	for (int i = 0; i < 20; i++) {
+		spells[i] = i / 10;
+		alt[i] = i % 2;
+	}
+	/* batches of 4: 0 0 0 0 | 0 0 0 0 | 0 0 1 1 | 1 1 1 1 | 1 1 1 1 */
+	double m[] = { 0, 0, 0.5, 1, 1 };
+	double b = stats_batch_half(spells, 20, 5, 0.95);
+	ck_assert_double_eq_tol(b, stats_ci_half(stats_sd(m, 5), 5, 0.95), 1e-9);
+	ck_assert(b > 2.5 * stats_ci_half(stats_sd(spells, 20), 20, 0.95));
+	ck_assert_double_eq_tol(stats_batch_half(alt, 20, 5, 0.95), 0, 1e-12);
+}
+END_TEST
+
 START_TEST(test_ratio_of_paired_means)
 {
 	double r, ci;
@@ -262,6 +293,7 @@ Suite *stats_suite(void)
 	tcase_add_test(tc, test_t_cdf_inverts_quantile);
 	tcase_add_test(tc, test_norm_quantile_known_values);
 	tcase_add_test(tc, test_ci_half_width);
+	tcase_add_test(tc, test_batch_half_by_hand);
 	tcase_add_test(tc, test_ratio_of_paired_means);
 	tcase_add_test(tc, test_outliers_flag_only_the_far_point);
 	tcase_add_test(tc, test_linfit_recovers_line_and_errors);

@@ -38,6 +38,29 @@ static void synthetic_pairs(struct est_run *runs, const double *tau_ns,
 	}
 }
 
+/*
+ * synthetic_pairs of tau with no other work, whose far pairs the OS's
+ * account follows: none left out, above and below of them counted as
+ * moved, the others' mean others_ns, and the text that names them
+ */
+static void kept_as_moved(struct est_run *runs, const struct sum_opts *o, const double *tau, size_t above,
+			  size_t below, double others_ns, const char *text, struct summary *sum)
+{
+	const double none[NPAIRS] = { 0 };
+	char m[96];
+	synthetic_pairs(runs, tau, none);
+	sum_compute(runs, 2 * NPAIRS, o, sum);
+	ck_assert_uint_eq(sum->outliers, 0);
+	ck_assert_uint_eq(sum->n, NPAIRS);
+	for (int i = 0; i < 2 * NPAIRS; i++)
+		ck_assert(!runs[i].outlier);
+	ck_assert_uint_eq(sum->moved_above, above);
+	ck_assert_uint_eq(sum->moved_below, below);
+	ck_assert_double_eq_tol(sum->unmoved_ns, others_ns, 1e-2);
+	out_text_moved(sum, m, sizeof m);
+	ck_assert_str_eq(m, text);
+}
+
 START_TEST(test_summary_flags_a_pair_with_other_work_in_it)
 {
 	const int cpu0 = 0;
@@ -85,12 +108,41 @@ START_TEST(test_summary_flags_a_pair_with_other_work_in_it)
 	sum_compute(runs, 2 * NPAIRS, &o, &sum);
 	ck_assert_uint_eq(sum.outliers, 0);
 
-	/* a pair far off in tau alone is flagged as before */
+	ck_assert_uint_eq(sum.moved_above + sum.moved_below, 0); /* getrusage did not follow: other work */
+	ck_assert(isnan(sum.moved_above_ns) && isnan(sum.unmoved_ns));
+
+	/*
+	 * A pair far off in tau, getrusage with it: the PUT's own cost
+	 * jumped. It is the cost, not other work: kept, and named.
+	 */
 	const double odd[NPAIRS] = { 100e3, 100.1e3, 99.9e3, 130e3, 100e3, 100.05e3, 99.95e3, 100.02e3 };
-	synthetic_pairs(runs, odd, none);
+	kept_as_moved(runs, &o, odd, 1, 0, 700.02e3 / 7, "1 pair at 130.00 µs against 100.00 for the others", &sum);
+	ck_assert_double_eq_tol(sum.moved_above_ns, 130e3, 1e-3);
+	ck_assert(isnan(sum.moved_below_ns));
+	ck_assert_double_eq_tol(sum.tau.mean, 830.02e3 / 8, 1e-2);
+
+	/* one up, two down by 20 %, getrusage with them: kept, each side's mean */
+	const double level[NPAIRS] = { 100e3, 100.1e3, 99.9e3, 120e3, 100e3, 80.2e3, 99.95e3, 79.9e3 };
+	kept_as_moved(runs, &o, level, 1, 2, 499.95e3 / 5,
+		      "1 pair at 120.00 µs and 2 at 80.05 against 99.99 for the others", &sum);
+	ck_assert_double_eq_tol(sum.moved_below_ns, 160.1e3 / 2, 1e-3);
+
+	/* a wobble of under 1 %, far outside a quiet spread: neither an outlier nor moved */
+	const double wobble[NPAIRS] = { 100e3, 100.01e3, 99.99e3, 100.8e3, 100e3, 100.02e3, 99.98e3, 100e3 };
+	synthetic_pairs(runs, wobble, none);
 	sum_compute(runs, 2 * NPAIRS, &o, &sum);
-	ck_assert_uint_eq(sum.outliers, 1);
-	ck_assert(runs[6].outlier);
+	ck_assert_uint_eq(sum.outliers, 0);
+	ck_assert_uint_eq(sum.moved_above + sum.moved_below, 0);
+
+	/* the same three 20 % up by other work, getrusage flat: left out as other work (the tau test), not moved */
+	double work[NPAIRS] = { 0 };
+	work[3] = work[5] = work[7] = 15e6; /* 20 us/op over the 750 ops of the difference */
+	const double flat[NPAIRS] = { 100e3, 100.1e3, 99.9e3, 100e3, 100e3, 100.2e3, 99.95e3, 99.9e3 };
+	synthetic_pairs(runs, flat, work);
+	sum_compute(runs, 2 * NPAIRS, &o, &sum);
+	ck_assert_uint_eq(sum.outliers, 3);
+	ck_assert_uint_eq(sum.moved_above + sum.moved_below, 0);
+	ck_assert(runs[6].outlier && runs[10].outlier && runs[14].outlier);
 }
 END_TEST
 

@@ -457,7 +457,9 @@ json out "measure --precision-of these-ops: its figure and what it was given" "$
 	and .precision_of == "these-ops" and .these_ops_account == $acct and .stopping.n0 >= 5
 	and .these_ops_us.mean == .displacement_us.mean and .these_ops_us.ci95 > 0
 	and .these_ops_us.ci95 <= 0.5 * .these_ops_us.mean and .these_ops_background_us >= 0
-	and .these_ops_us.ci95 >= .these_ops_background_us and .these_ops_account_cv_pct >= 0'
+	and .these_ops_us.ci95 >= .these_ops_background_us and .these_ops_account_cv_pct >= 0
+	and has("cost_moved") and (.cost_moved == null or (.cost_moved.above + .cost_moved.below >= 1
+		and .cost_moved.others_us > 0)) and has("ci95_batches_us") and (.spells | type) == "boolean"'
 # shellcheck disable=SC2086
 expect 0 "measure --precision-of these-ops, text" -- "$D" measure spin --us 50 --precision 50% --precision-of these-ops \
 	--max-time 20s $quick
