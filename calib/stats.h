@@ -60,7 +60,7 @@ int stats_ratio(const double *num, const double *den, size_t n, double conf, dou
  * stats_batch_half - the half-width of a CI at confidence conf of the mean
  * of a series x[0..n) in time order, from the means of `batches`
  * contiguous batches of n / batches values (the last n % batches are left
- * out): stats_ci_half(sd of the batch means, batches, conf), for 2 to 64
+ * out, so it is the interval of the first batches (n / batches) values' mean): stats_ci_half(sd of the batch means, batches, conf), for 2 to 64
  * batches. It counts the
  * correlation within a batch, so it holds for values that move in spells,
  * where the t interval over the values takes them as independent. NAN if

@@ -395,7 +395,12 @@ static void these_ops(const struct one *e, size_t n, int def, int peer_here, con
  * it: the PUT's own time changed (its work, or a hypervisor's steal in its
  * slices), not another task's. It is the cost, not a disturbance, so it is
  * kept, and counted (sum->moved_*): the interval holds it, as the OS's
- * account and a saturated run would. Returns how many are
+ * account and a saturated run would. A far estimate whose excess is far off
+ * too is other work, even where the excess test alone would not leave it
+ * out (more than a quarter of such excesses). Without an account in every
+ * estimate (have_excess 0), every far estimate is left out, as before.
+ * unmoved_ns is the mean of the estimates not flagged here (sum_compute
+ * keeps all when fewer than 2 would be left). Returns how many are
  * flagged.
  */
 static size_t outliers(const struct one *e, size_t n, int def, int peer_here, bool *flag, struct summary *sum)

@@ -47,17 +47,18 @@ void measuring_moved_add(struct measuring_moved *m, const struct summary *sum)
 void measuring_warn_outliers(const struct measuring_moved *m, const char *remedy)
 {
 	if (m->outliers)
-		msg_warn("%zu pairs were outliers and were left out: other work ran during them; %s", m->outliers, remedy);
+		msg_warn("%zu %s left out: other work ran during them; %s", m->outliers,
+			 m->outliers == 1 ? "pair was an outlier and was" : "pairs were outliers and were", remedy);
 	if (m->moved)
-		msg_info("%zu pairs' cost was far from the others' with the OS's account of the PUT moved as much: its "
-			 "own time changed, not another task's; they are kept (cost_moved in the JSON)",
-			 m->moved);
+		msg_info("%zu %s cost was far from the others' with the OS's account of the PUT moved as much: its "
+			 "own time changed, not another task's; %s kept (cost_moved in the JSON)",
+			 m->moved, m->moved == 1 ? "pair's" : "pairs'", m->moved == 1 ? "it is" : "they are");
 	if (m->spells)
-		msg_warn("%zu results moved in spells longer than a pair: their batch means' interval "
-			 "(ci95_batches_us in the JSON) is more than %.1f times their t interval, which takes the pairs as "
+		msg_warn("%zu %s moved in spells longer than a pair: the batch means' interval "
+			 "(ci95_batches_us in the JSON) is more than %.1f times the t interval, which takes the pairs as "
 			 "independent, and is the one that holds the cost beyond these minutes; measure for longer, or "
 			 "again later",
-			 m->spells, SUM_SPELL_RATIO);
+			 m->spells, m->spells == 1 ? "result" : "results", SUM_SPELL_RATIO);
 }
 
 int measuring_check_counts(const struct session *s)

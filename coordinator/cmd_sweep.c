@@ -129,7 +129,7 @@ static void print_table(const struct session *r, struct series *ser, struct summ
 			snprintf(a, sizeof a, "%.3f", s->tau.mean / 1e3 / ((double)ser[i].size_bytes / 1000));
 		else
 			snprintf(a, sizeof a, "n/a");
-		printf("  %9s%s\n", a, s->outliers ? "  (outliers left out)" : "");
+		printf("  %9s%s%s\n", a, s->outliers ? "  (outliers left out)" : "", s->spells ? "  (moved in spells)" : "");
 	}
 	(void)r;
 }

@@ -21,21 +21,26 @@
  * are: sum_compute must set them afresh.
  */
 #define NPAIRS 8
-static void synthetic_pairs(struct est_run *runs, const double *tau_ns,
-			    const double *extra_ns)
+/* npairs such pairs; pair i has pair i % NPAIRS's hidden share */
+static void synthetic_n(struct est_run *runs, int npairs, const double *tau_ns, const double *extra_ns)
 {
 	static const double hidden[NPAIRS] = { 0.0010, 0.0012, 0.0008, 0.0011, 0.0009, 0.0013, 0.0007, 0.0010 };
-	for (int i = 0; i < NPAIRS; i++) {
+	for (int i = 0; i < npairs; i++) {
 		for (int half = 0; half < 2; half++) {
 			struct est_run *r = &runs[2 * i + half];
 			r->ops = half ? 250 : 1000;
 			double put = tau_ns[i] * (double)r->ops;
 			r->t_put_ns = r->t_put_robust_ns = r->t_put_raw_ns = 2e6 + put + (half ? 0 : extra_ns[i]);
 			for (int k = 0; k < EST_NSRC; k++)
-				r->os_ns[k] = 2e6 + put * (1 - hidden[i]);
+				r->os_ns[k] = 2e6 + put * (1 - hidden[i % NPAIRS]);
 			r->cpu_t_put_ns[0] = r->t_put_ns;
 		}
 	}
+}
+
+static void synthetic_pairs(struct est_run *runs, const double *tau_ns, const double *extra_ns)
+{
+	synthetic_n(runs, NPAIRS, tau_ns, extra_ns);
 }
 
 /*
@@ -60,6 +65,46 @@ static void kept_as_moved(struct est_run *runs, const struct sum_opts *o, const 
 	out_text_moved(sum, m, sizeof m);
 	ck_assert_str_eq(m, text);
 }
+
+/*
+ * The spells test: 20 pairs, 10 at 100 us and then 10 at 110 us, getrusage
+ * with them. No pair is an outlier (the MAD is 5 us). 5 batch means of 4
+ * (100, 100, 105, 110, 110) give t(4) 5 / sqrt(5) = 6.21 us, 2.58 times the
+ * t interval over the 20 (t(19) 5.13 / sqrt(20) = 2.40 us): spells. The
+ * same 20 alternating give batch means all 105: no spells. With 19 pairs
+ * there is no batch interval.
+ */
+START_TEST(test_summary_spells)
+{
+	const int cpu0 = 0;
+	struct sum_opts o = { .estimator = SUM_CLASSIC, .fit = 1, .ops = 1000, .ncpu = 1, .cpu_id = &cpu0 };
+	struct est_run runs[40];
+	struct summary sum;
+	double steps[20], alt[20], none[20] = { 0 };
+	for (int i = 0; i < 20; i++) {
+		steps[i] = i < 10 ? 100e3 : 110e3;
+		alt[i] = i % 2 ? 110e3 : 100e3;
+	}
+	memset(runs, 0, sizeof runs);
+	synthetic_n(runs, 20, steps, none);
+	sum_compute(runs, 40, &o, &sum);
+	ck_assert_uint_eq(sum.outliers, 0);
+	ck_assert_uint_eq(sum.n, 20);
+	ck_assert_double_eq_tol(sum.tau_batch_half_ns, 2.7764451052 * 5e3 / sqrt(5), 1e-2);
+	ck_assert_double_eq_tol(sum.tau.ci_half, 2.0930240544 * sqrt(25e6 * 20 / 19) / sqrt(20), 1e-2);
+	ck_assert(sum.spells);
+
+	synthetic_n(runs, 20, alt, none);
+	sum_compute(runs, 40, &o, &sum);
+	ck_assert_double_eq_tol(sum.tau_batch_half_ns, 0, 1e-6);
+	ck_assert(!sum.spells);
+
+	synthetic_n(runs, 19, steps, none);
+	sum_compute(runs, 38, &o, &sum);
+	ck_assert(isnan(sum.tau_batch_half_ns));
+	ck_assert(!sum.spells);
+}
+END_TEST
 
 START_TEST(test_summary_flags_a_pair_with_other_work_in_it)
 {
@@ -108,7 +153,7 @@ START_TEST(test_summary_flags_a_pair_with_other_work_in_it)
 	sum_compute(runs, 2 * NPAIRS, &o, &sum);
 	ck_assert_uint_eq(sum.outliers, 0);
 
-	ck_assert_uint_eq(sum.moved_above + sum.moved_below, 0); /* getrusage did not follow: other work */
+	ck_assert_uint_eq(sum.moved_above + sum.moved_below, 0); /* no slope far off: none moved */
 	ck_assert(isnan(sum.moved_above_ns) && isnan(sum.unmoved_ns));
 
 	/*
@@ -1098,6 +1143,7 @@ Suite *summary_suite(void)
 	Suite *s = suite_create("summary");
 	TCase *tc = tcase_create("pure");
 	tcase_add_test(tc, test_summary_flags_a_pair_with_other_work_in_it);
+	tcase_add_test(tc, test_summary_spells);
 	tcase_add_test(tc, test_summary_excess_is_on_the_estimators_clock);
 	tcase_add_test(tc, test_fit_gives_slope_and_intercept_of_each_pair);
 	tcase_add_test(tc, test_no_fit_divides_each_run_and_null_runs_give_startup);

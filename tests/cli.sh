@@ -852,12 +852,14 @@ if [ "$(id -u)" -eq 0 ] && { [ -d /sys/kernel/tracing/instances ] || mount -t tr
 	else ok; fi
 	# shellcheck disable=SC2086
 	# in a PID namespace of its own (a container's) the trace's pids are the host's: displace learns its own
-	# from a marker, so its fluid and put are still its own, not other tasks (which would be most of each run)
+	# from a marker, so its fluid and put are still its own, not other tasks (which would be most of each run:
+	# the PUT half or more of a co-run, the fluid all of a calibration). Other tasks took 8.2 % of the co-runs
+	# once, with a build beside the test (2026-11-25, .ci/run), so the bound is well above the noise
 	if command -v unshare >/dev/null 2>&1 && unshare --pid --fork --mount-proc true 2>/dev/null; then
 		expect 0 "--trace-others in a PID namespace" -- unshare --pid --fork --mount-proc \
 			sh -c "\"$D\" measure spin --us 50 --cpu 0 --reps 2 --run-time 50ms --calib-time 50ms --trace-others --json"
 		json out "--trace-others in a PID namespace: its own tasks are not cut out" \
-			'.traced_others.corun_pct < 5 and .traced_others.calibration_pct < 5'
+			'.traced_others.corun_pct < 30 and .traced_others.calibration_pct < 30'
 	fi
 	# another user cannot trace: one line that says why, before any run
 	# (only where that user can run displace at all: a checkout under a private directory it cannot)
