@@ -58,13 +58,13 @@ double stats_t_quantile(double p, double df);
 int stats_ratio(const double *num, const double *den, size_t n, double conf, double *ratio, double *ci_half);
 /*
  * stats_batch_half - the half-width of a CI at confidence conf of the mean
- * of a series x[0..n) in time order, from the means of `batches`
- * contiguous batches of n / batches values (the last n % batches are left
- * out, so it is the interval of the first batches (n / batches) values' mean): stats_ci_half(sd of the batch means, batches, conf), for 2 to 64
- * batches. It counts the
- * correlation within a batch, so it holds for values that move in spells,
- * where the t interval over the values takes them as independent. NAN if
- * batches is outside 2 to 64 or n < batches.
+ * of a series x[0..n) in time order: stats_ci_half(sd of the batch means,
+ * batches, conf), over the means of `batches` (2 to 64) contiguous batches
+ * of n / batches values. The last n % batches values are left out, so it
+ * is the interval of the mean of the others. It counts the correlation
+ * within a batch, so it holds for values that move in spells, where the t
+ * interval over the values takes them as independent. NAN if batches is
+ * outside 2 to 64 or n < batches.
  */
 double stats_batch_half(const double *x, size_t n, size_t batches, double conf);
 /* stats_ci_half - Student-t half-width of a two-sided CI of the mean: t(1-(1-conf)/2, n-1) sd/sqrt(n) */
