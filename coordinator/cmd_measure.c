@@ -322,22 +322,22 @@ again:
 			 "and the interval holds them",
 			 m);
 	}
-	if (sum.spells && r.m.precision_of == PREC_THESE) {
-		/* the figure aimed at pairs each estimate with the OS's account, which moved with the cost */
+	if (sum.spells) {
 		const struct stats_summary *t = &sum.est[sum.estimator];
-		msg_info("the cost moved in spells longer than a pair (%d batch means give ±%.2f%%, the t interval "
-			 "±%.2f%%): the cost of these operations holds them, the result's interval does not",
-			 SUM_BATCHES, 100 * sum.tau_batch_half_ns / fabs(t->mean), 100 * t->ci_half / fabs(t->mean));
-	} else if (sum.spells) {
-		const struct stats_summary *t = &sum.est[sum.estimator];
-		msg_warn("the cost moved in spells longer than a pair: %d batch means of the %zu %s in time order give "
-			 "±%.2f%%, where the t interval, which takes them as independent, gives ±%.2f%%; the result holds "
-			 "this measurement's mix of spells, and the cost beyond it can be anywhere in theirs: measure for "
-			 "longer, or again later; the 'these ops' line is the cost of the operations measured "
-			 "(--precision-of these-ops aims --precision at it)",
-			 SUM_BATCHES, sum.n, unit, 100 * sum.tau_batch_half_ns / fabs(t->mean),
-			 100 * t->ci_half / fabs(t->mean));
-		untrusted = 1;
+		double batch_pct = 100 * sum.tau_batch_half_ns / fabs(t->mean), t_pct = 100 * t->ci_half / fabs(t->mean);
+		/* aimed at these operations: that figure pairs each estimate with the account, which moved too */
+		if (r.m.precision_of == PREC_THESE)
+			msg_info("the cost moved in spells longer than a pair (%d batch means give ±%.2f%%, the t interval "
+				 "±%.2f%%): the cost of these operations holds them, the result's interval does not",
+				 SUM_BATCHES, batch_pct, t_pct);
+		else
+			msg_warn("the cost moved in spells longer than a pair: %d batch means of the %zu %s in time order "
+				 "give ±%.2f%%, where the t interval, which takes them as independent, gives ±%.2f%%; the "
+				 "result holds this measurement's mix of spells, and the cost beyond it can be anywhere in "
+				 "theirs: measure for longer, or again later; the 'these ops' line is the cost of the "
+				 "operations measured (--precision-of these-ops aims --precision at it)",
+				 SUM_BATCHES, sum.n, unit, batch_pct, t_pct);
+		untrusted = untrusted || r.m.precision_of != PREC_THESE;
 	}
 	if (r.m.precision && !met && !r.interrupted) {
 		const struct stats_summary *t = measuring_target(&r, &sum);
