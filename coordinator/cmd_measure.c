@@ -137,6 +137,15 @@ static int run_loop(struct session *r, struct series *s, struct out *o, struct s
 }
 
 /* a stop signal that came while no session was set up to catch it, raised again once one is */
+/* the decimals (2 to 4) that show a percentage apart from the target it missed: never "±1.00% (reached ±1.00%)" */
+static int decimals_apart(double pct, double target_pct)
+{
+	int dp = 2;
+	while (dp < 4 && round(pct * pow(10, dp)) == round(target_pct * pow(10, dp)))
+		dp++;
+	return dp;
+}
+
 static volatile sig_atomic_t held_signal;
 
 static void hold_signal(int sig)
@@ -343,13 +352,14 @@ again:
 		const struct stats_summary *t = measuring_target(&r, &sum);
 		char why[240];
 		measuring_unmet_why(&r, &sum, why, sizeof why);
+		double got_pct = 100 * t->ci_half / fabs(t->mean);
+		int dp = decimals_apart(got_pct, 100 * r.m.precision);
 		if (measuring_out_of_reach(&r, &stop, &sum))
-			msg_warn("stopped after %zu estimates: the CI of the %s cannot reach ±%.2f%% (it is ±%.2f%%)%s",
-				 t->n, measuring_target_name(&r), 100 * r.m.precision, 100 * t->ci_half / fabs(t->mean),
-				 why);
+			msg_warn("stopped after %zu estimates: the CI of the %s cannot reach ±%.2f%% (it is ±%.*f%%)%s",
+				 t->n, measuring_target_name(&r), 100 * r.m.precision, dp, got_pct, why);
 		else if (isfinite(t->mean) && isfinite(t->ci_half))
-			msg_warn("the CI of the %s did not reach ±%.2f%% before --max-time (reached ±%.2f%%)%s",
-				 measuring_target_name(&r), 100 * r.m.precision, 100 * t->ci_half / fabs(t->mean), why);
+			msg_warn("the CI of the %s did not reach ±%.2f%% before --max-time (reached ±%.*f%%)%s",
+				 measuring_target_name(&r), 100 * r.m.precision, dp, got_pct, why);
 		else
 			msg_warn("the CI of the %s did not reach ±%.2f%% before --max-time%s", measuring_target_name(&r),
 				 100 * r.m.precision, why);
