@@ -246,14 +246,21 @@ double stats_ci_half(double sd, size_t n, double conf)
 	return t * sd / sqrt((double)n);
 }
 
-double stats_batch_half(const double *x, size_t n, size_t batches, double conf)
+int stats_batch_means(const double *x, size_t n, size_t batches, double *means)
 {
 	if (batches < 2 || n < batches || batches > 64)
-		return NAN;
-	double m[64];
+		return -EINVAL;
 	size_t len = n / batches;
 	for (size_t b = 0; b < batches; b++)
-		m[b] = stats_mean(x + b * len, len);
+		means[b] = stats_mean(x + b * len, len);
+	return 0;
+}
+
+double stats_batch_half(const double *x, size_t n, size_t batches, double conf)
+{
+	double m[64];
+	if (stats_batch_means(x, n, batches, m))
+		return NAN;
 	return stats_ci_half(stats_sd(m, batches), batches, conf);
 }
 

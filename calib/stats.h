@@ -57,10 +57,16 @@ double stats_t_quantile(double p, double df);
  */
 int stats_ratio(const double *num, const double *den, size_t n, double conf, double *ratio, double *ci_half);
 /*
+ * stats_batch_means - the means of `batches` (2 to 64) contiguous batches of
+ * n / batches values of x[0..n), in time order, into means[0..batches); the
+ * last n % batches values are left out. -EINVAL if batches is outside 2 to
+ * 64 or n < batches.
+ */
+int stats_batch_means(const double *x, size_t n, size_t batches, double *means);
+/*
  * stats_batch_half - the half-width of a CI at confidence conf of the mean
  * of a series x[0..n) in time order: stats_ci_half(sd of the batch means,
- * batches, conf), over the means of `batches` (2 to 64) contiguous batches
- * of n / batches values. The last n % batches values are left out, so it
+ * batches, conf), over stats_batch_means. The last n % batches values are left out, so it
  * is the interval of the mean of the others. It counts the correlation
  * within a batch, so it holds for values that move in spells, where the t
  * interval over the values takes them as independent. NAN if batches is

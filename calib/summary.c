@@ -490,13 +490,15 @@ out:
 static void spells(const struct one *e, size_t n, int def, struct summary *sum)
 {
 	sum->tau_batch_half_ns = NAN;
+	for (int b = 0; b < SUM_BATCHES; b++)
+		sum->tau_batch_means_ns[b] = NAN;
 	sum->spells = 0;
 	double *x = n >= SUM_BATCH_MIN ? calloc(n, sizeof *x) : NULL;
 	size_t k = 0;
 	for (size_t i = 0; x && i < n; i++)
 		if (isfinite(e[i].est[def]))
 			x[k++] = e[i].est[def];
-	if (k >= SUM_BATCH_MIN) {
+	if (k >= SUM_BATCH_MIN && !stats_batch_means(x, k, SUM_BATCHES, sum->tau_batch_means_ns)) {
 		sum->tau_batch_half_ns = stats_batch_half(x, k, SUM_BATCHES, 0.95);
 		sum->spells = sum->tau_batch_half_ns > SUM_SPELL_RATIO * stats_ci_half(stats_sd(x, k), k, 0.95);
 	}

@@ -22,6 +22,16 @@
 #define SUM_MIN_FLUID_SHARE 0.9
 
 /*
+ * The spells test. With independent estimates, 5 batch means' interval is
+ * more than 2.5 times the t interval in 0.03 % (20 estimates) to 0.9 %
+ * (100) of series (simulated, 20000 normal series each); a cost that steps
+ * between levels for tens of seconds makes it 6 times (docs/estimators.md).
+ */
+#define SUM_BATCHES 5
+#define SUM_BATCH_MIN 20
+#define SUM_SPELL_RATIO 2.5
+
+/*
  * The estimators of a summary; which one is the result (tau) is a choice
  * (sum_opts.estimator), made by measurement: off-CPU by default
  * (docs/estimators.md, bench/blocking-saturation).
@@ -97,6 +107,7 @@ struct summary {
 	 * takes the estimates as independent)
 	 */
 	double tau_batch_half_ns;
+	double tau_batch_means_ns[SUM_BATCHES]; /* the batch means, in time order; NAN without the interval */
 	int spells;
 	int fitted;
 	uint64_t ops;
@@ -218,16 +229,6 @@ struct summary {
 	double remote_err_ns[EST_NERR]; /* its error terms per op (enum est_err), averaged over every pair */
 	double bytes_per_op;           /* message bytes the PUT sent per operation; NAN if it does not say */
 };
-
-/*
- * The spells test. With independent estimates, 5 batch means' interval is
- * more than 2.5 times the t interval in 0.03 % (20 estimates) to 0.9 %
- * (100) of series (simulated, 20000 normal series each); a cost that steps
- * between levels for tens of seconds makes it 6 times (docs/estimators.md).
- */
-#define SUM_BATCHES 5
-#define SUM_BATCH_MIN 20
-#define SUM_SPELL_RATIO 2.5
 
 /* sum_small_ops - L/4 (0, a null run, when L < 4): a quarter pair's short run, and the PUT alone's run */
 uint64_t sum_small_ops(uint64_t ops);

@@ -334,6 +334,8 @@ again:
 	if (sum.spells) {
 		const struct stats_summary *t = &sum.est[sum.estimator];
 		double batch_pct = 100 * sum.tau_batch_half_ns / fabs(t->mean), t_pct = 100 * t->ci_half / fabs(t->mean);
+		char means[96];
+		out_text_batch_means(&sum, means, sizeof means);
 		/* aimed at these operations: that figure pairs each estimate with the account, which moved too */
 		if (r.m.precision_of == PREC_THESE)
 			msg_info("the cost moved in spells longer than a pair (%d batch means give ±%.2f%%, the t interval "
@@ -341,11 +343,11 @@ again:
 				 SUM_BATCHES, batch_pct, t_pct);
 		else
 			msg_warn("the cost moved in spells longer than a pair: %d batch means of the %zu %s in time order "
-				 "give ±%.2f%%, where the t interval, which takes them as independent, gives ±%.2f%%; the "
+				 "(%s µs) give ±%.2f%%, where the t interval, which takes them as independent, gives ±%.2f%%; the "
 				 "result holds this measurement's mix of spells, and the cost beyond it can be anywhere in "
 				 "theirs: measure for longer, or again later; the 'these ops' line is the cost of the "
 				 "operations measured (--precision-of these-ops aims --precision at it)",
-				 SUM_BATCHES, sum.n, unit, batch_pct, t_pct);
+				 SUM_BATCHES, sum.n, unit, means, batch_pct, t_pct);
 		untrusted = untrusted || r.m.precision_of != PREC_THESE;
 	}
 	if (r.m.precision && !met && !r.interrupted) {

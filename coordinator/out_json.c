@@ -69,6 +69,10 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 	json_object_set_new(o, "ci95_us", jout_num(s->tau.ci_half / 1e3));
 	json_object_set_new(o, "ci95_robust_us", jout_num(s->est[SUM_ROBUST].ci_half / 1e3));
 	json_object_set_new(o, "ci95_batches_us", jout_num(s->tau_batch_half_ns / 1e3));
+	json_t *bm = isfinite(s->tau_batch_means_ns[0]) ? json_array() : json_null();
+	for (int b = 0; json_is_array(bm) && b < SUM_BATCHES; b++)
+		json_array_append_new(bm, jout_num(s->tau_batch_means_ns[b] / 1e3));
+	json_object_set_new(o, "batch_means_us", bm);
 	json_object_set_new(o, "spells", json_boolean(s->spells));
 	json_object_set_new(o, "displacement_us", summary_json(&s->tau, 1e3));
 	for (int k = 0; k < SUM_NEST; k++) {

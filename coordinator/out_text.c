@@ -269,6 +269,15 @@ void out_text_moved(const struct summary *s, char *buf, size_t len)
 			 s->unmoved_ns / 1e3);
 }
 
+void out_text_batch_means(const struct summary *s, char *buf, size_t len)
+{
+	size_t used = 0;
+	if (len)
+		buf[0] = '\0';
+	for (int b = 0; b < SUM_BATCHES && isfinite(s->tau_batch_means_ns[b]) && used < len; b++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%.2f", b ? ", " : "", s->tau_batch_means_ns[b] / 1e3);
+}
+
 void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so, const struct context *ctx)
 {
 	char a[32], b[32], c[32], d[32];
@@ -319,11 +328,14 @@ void out_text_print(FILE *f, const struct summary *s, const struct seq_opts *so,
 		out_text_moved(s, m, sizeof m);
 		fprintf(f, "  cost moved   %s, the OS's account of the PUT with them: kept, the cost's own spread\n", m);
 	}
-	if (s->spells)
-		fprintf(f, "  spells       ±%s µs by %d batch means of the %zu %s in time order, against ±%s by t: the "
-			   "cost moved in spells longer than a pair\n",
-			us(s->tau_batch_half_ns, a, sizeof a), SUM_BATCHES, s->n, unit,
+	if (s->spells) {
+		char m[96];
+		out_text_batch_means(s, m, sizeof m);
+		fprintf(f, "  spells       ±%s µs by %d batch means of the %zu %s in time order (%s µs), against ±%s by "
+			   "t: the cost moved in spells longer than a pair\n",
+			us(s->tau_batch_half_ns, a, sizeof a), SUM_BATCHES, s->n, unit, m,
 			us(s->est[s->estimator].ci_half, b, sizeof b));
+	}
 	if (isfinite(s->traced_share))
 		fprintf(f, "  other tasks  %.2f%% of the co-runs, %.2f%% of the calibrations, taken out of each (scheduler "
 			   "trace); %.2f%% of the co-runs unknown, left in; %.2f switches per op traced\n",

@@ -20,5 +20,11 @@ const char *out_misses(enum est_src src, const struct context *ctx, int cpu, cha
  * .moved_below), or "" with none
  */
 void out_text_moved(const struct summary *s, char *buf, size_t len);
+/*
+ * out_text_batch_means - "22.94, 23.41, 28.10, 30.12, 30.20": the result's
+ * batch means in time order, in µs (summary.tau_batch_means_ns), or "" with
+ * none
+ */
+void out_text_batch_means(const struct summary *s, char *buf, size_t len);
 
 #endif

@@ -125,6 +125,12 @@ START_TEST(test_batch_half_by_hand)
 	ck_assert(isnan(stats_batch_half(x, 10, 1, 0.95)));
 	ck_assert(isnan(stats_batch_half(x, 4, 5, 0.95)));
 	ck_assert(isnan(stats_batch_half(x, 10, 65, 0.95)));
+	double means[5];
+	ck_assert_int_eq(stats_batch_means(x, 11, 5, means), 0);
+	for (int b = 0; b < 5; b++)
+		ck_assert_double_eq_tol(means[b], 1.5 + 2 * b, 1e-12);
+	ck_assert_int_eq(stats_batch_means(x, 4, 5, means), -EINVAL);
+	ck_assert_int_eq(stats_batch_means(x, 10, 1, means), -EINVAL);
 	double spells[20], alt[20];
 	for (int i = 0; i < 20; i++) {
 		spells[i] = i / 10;

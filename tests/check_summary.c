@@ -91,6 +91,9 @@ START_TEST(test_summary_spells)
 	ck_assert_uint_eq(sum.outliers, 0);
 	ck_assert_uint_eq(sum.n, 20);
 	ck_assert_double_eq_tol(sum.tau_batch_half_ns, 2.7764451052 * 5e3 / sqrt(5), 1e-2);
+	const double means[] = { 100e3, 100e3, 105e3, 110e3, 110e3 };
+	for (int b = 0; b < SUM_BATCHES; b++)
+		ck_assert_double_eq_tol(sum.tau_batch_means_ns[b], means[b], 1e-6);
 	ck_assert_double_eq_tol(sum.tau.ci_half, 2.0930240544 * sqrt(25e6 * 20 / 19) / sqrt(20), 1e-2);
 	ck_assert(sum.spells);
 
@@ -102,6 +105,7 @@ START_TEST(test_summary_spells)
 	synthetic_n(runs, 19, steps, none);
 	sum_compute(runs, 38, &o, &sum);
 	ck_assert(isnan(sum.tau_batch_half_ns));
+	ck_assert(isnan(sum.tau_batch_means_ns[0]));
 	ck_assert(!sum.spells);
 }
 END_TEST
