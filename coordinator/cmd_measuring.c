@@ -432,12 +432,12 @@ int measuring_check_truth(const struct session *s, const struct summary *sum, co
 
 /*
  * the part of the target's interval no stopping rule shrinks: these
- * operations' background, or the result's bound on a shared CPU
+ * operations' background and steal, or the result's bound on a shared CPU
  */
 static double fixed_half(const struct session *s, const struct summary *sum)
 {
 	if (s->m.precision_of == PREC_THESE)
-		return isfinite(sum->these_bg_ns) ? sum->these_bg_ns : 0;
+		return isfinite(sum->these_fixed_ns) ? sum->these_fixed_ns : 0;
 	return s->m.precision_of == PREC_NORMALISED ? sum->tau_bound_ns * sum_norm_scale(sum) : sum->tau_bound_ns;
 }
 

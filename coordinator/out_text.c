@@ -196,19 +196,22 @@ static void other_estimators(FILE *f, const struct summary *s, const struct seq_
 					  : "the reference is this\n               measurement's first calibration: compare with another measurement "
 					    "only\n               after 'displace calibrate' saves one for both");
 	if (isfinite(s->these.ci_half)) {
-		char bg[64] = "unknown";
+		char bg[64] = "unknown", steal[160] = "";
 		if (isfinite(s->these_bg_ns))
 			snprintf(bg, sizeof bg, "%.3f µs", s->these_bg_ns / 1e3);
-		char text[640];
+		if (s->these_steal_ns > 0)
+			snprintf(steal, sizeof steal, ", and the hypervisor's steal in its slices, which the estimate counts "
+						      "and the account does not, %.3f µs", s->these_steal_ns / 1e3);
+		char text[800];
 		snprintf(text, sizeof text,
 			 "[the cost of these operations, not of runs to come: given the OS's account of the PUT's CPU "
 			 "time in each %s (%s%s%s), whose spread between them was ±%.1f %% (sd; the cost moving, and the "
-			 "account's noise); the CI holds the background the OS bills to the PUT, %s]",
+			 "account's noise); the CI holds the background the OS bills to the PUT, %s%s]",
 			 s->fitted ? "pair" : "run", est_src_name(s->these_src), s->these_peer ? " and the local peer's" : "",
 			 s->these_rebilled ? ", less what the scheduler billed of the fluid's time: its task-clock less its "
 					     "CPU time"
 					   : "",
-			 100 * s->these_os_cv, bg);
+			 100 * s->these_os_cv, bg, steal);
 		fprintf(f, "  these ops    %-24s ", mean_ci(&s->these, a, sizeof a));
 		print_wrapped(f, text, 40, 15, 100);
 	}

@@ -840,22 +840,30 @@ END_TEST
  * explains nothing), getrusage for classic or when a pair lacks the
  * task-clock. A run without either: no figure.
  */
+/* the four pairs above: PUT and peer g each, every estimator 2 g + err, steal 0.2 % of T_F(2) */
+static void these_pairs(struct est_run r[8])
+{
+	static const double g[4] = { 10e3, 11e3, 12e3, 11e3 }, err[4] = { 100, -100, 0, 0 };
+	memset(r, 0, 8 * sizeof *r);
+	for (int i = 0; i < 8; i++) {
+		double ops = i % 2 ? 250 : 1000, per_op = 2 * g[i / 2] + err[i / 2];
+		r[i].ops = (uint64_t)ops;
+		r[i].t_put_offcpu_ns = r[i].t_put_ns = r[i].t_put_robust_ns = 1e6 + per_op * ops;
+		r[i].t2_ns = 2e6 + per_op * ops;
+		r[i].steal_ns = 0.002 * r[i].t2_ns;
+		for (int k = 0; k < EST_NSRC; k++)
+			r[i].os_ns[k] = 5e5 + g[i / 2] * ops;
+		r[i].peer_ns = 5e5 + g[i / 2] * ops;
+	}
+}
+
 START_TEST(test_these_ops_interval_given_the_os_account)
 {
 	const int cpu0 = 0;
 	struct sum_opts o = { .estimator = SUM_OFFCPU, .fit = 1, .ops = 1000, .ncpu = 1, .cpu_id = &cpu0,
 			      .peer_here = 1 };
-	static const double g[4] = { 10e3, 11e3, 12e3, 11e3 }, err[4] = { 100, -100, 0, 0 };
 	struct est_run r[8];
-	memset(r, 0, sizeof r);
-	for (int i = 0; i < 8; i++) {
-		double ops = i % 2 ? 250 : 1000, per_op = 2 * g[i / 2] + err[i / 2];
-		r[i].ops = (uint64_t)ops;
-		r[i].t_put_offcpu_ns = r[i].t_put_ns = 1e6 + per_op * ops;
-		for (int k = 0; k < EST_NSRC; k++)
-			r[i].os_ns[k] = 5e5 + g[i / 2] * ops;
-		r[i].peer_ns = 5e5 + g[i / 2] * ops;
-	}
+	these_pairs(r);
 	struct summary s;
 	sum_compute(r, 8, &o, &s);
 	sum_bound_interval(&s, 0);
@@ -910,6 +918,55 @@ START_TEST(test_these_ops_interval_given_the_os_account)
 	sum_compute(r, 8, &o, &s);
 	ck_assert_int_eq(s.these_src, SRC_TASK_CLOCK);
 	ck_assert_double_eq_tol(s.these.ci_half, 4.302653 * sqrt(7.62e6 / 3) / 2, 1e-2);
+}
+END_TEST
+
+/*
+ * The steal in the PUT's slices: the same four pairs (y = 2 g + err, no
+ * peer), with steal 0.2 % of every co-run's T_F(2). Classic counts it and
+ * its account, getrusage, leaves it out: the interval holds 0.002 / 0.998
+ * x 22 µs = 44.09 ns more, once, the mean unmoved. The PUT's task-clock
+ * counts it (off-CPU with the counter), and drift-robust takes it out: 0.
+ * Steal unknown in every run: NAN, and the interval without it.
+ */
+START_TEST(test_these_ops_holds_the_steal)
+{
+	const int cpu0 = 0;
+	struct sum_opts o = { .estimator = SUM_CLASSIC, .fit = 1, .ops = 1000, .ncpu = 1, .cpu_id = &cpu0 };
+	struct est_run r[8];
+	these_pairs(r);
+	struct summary s;
+	double stat = 4.302653 * sqrt(7500) / 2, steal = 22e3 * 0.002 / 0.998;
+	sum_compute(r, 8, &o, &s);
+	sum_bound_interval(&s, 0);
+	sum_bound_interval(&s, 0); /* once only */
+	ck_assert_int_eq(s.these_src, SRC_GETRUSAGE);
+	ck_assert_double_eq_tol(s.steal_share, 0.002, 1e-12);
+	ck_assert_double_eq_tol(s.these_steal_ns, steal, 1e-6);
+	ck_assert_double_eq_tol(s.these_fixed_ns, steal, 1e-6);
+	ck_assert_double_eq_tol(s.these.ci_half, stat + steal, 1e-3);
+	ck_assert_double_eq_tol(s.these.mean, 22e3, 1e-6);
+	/* off-CPU on the PUT's task-clock, which counts the steal (flat here: y's own interval) */
+	o.estimator = SUM_OFFCPU;
+	sum_compute(r, 8, &o, &s);
+	sum_bound_interval(&s, 0);
+	ck_assert_int_eq(s.these_src, SRC_TASK_CLOCK);
+	ck_assert_double_eq_tol(s.these_steal_ns, 0, 1e-12);
+	/* drift-robust takes the steal out */
+	o.estimator = SUM_ROBUST;
+	sum_compute(r, 8, &o, &s);
+	sum_bound_interval(&s, 0);
+	ck_assert_double_eq_tol(s.these_steal_ns, 0, 1e-12);
+	ck_assert_double_eq_tol(s.these.ci_half, stat, 1e-3);
+	/* steal unknown */
+	o.estimator = SUM_CLASSIC;
+	for (int i = 0; i < 8; i++)
+		r[i].steal_ns = NAN;
+	sum_compute(r, 8, &o, &s);
+	sum_bound_interval(&s, 0);
+	ck_assert(isnan(s.steal_share));
+	ck_assert(isnan(s.these_steal_ns));
+	ck_assert_double_eq_tol(s.these.ci_half, stat, 1e-3);
 }
 END_TEST
 
@@ -1163,6 +1220,7 @@ Suite *summary_suite(void)
 	tcase_add_test(tc, test_auto_trace_by_hand);
 	tcase_add_test(tc, test_normalised_cost_cancels_the_cpu_speed);
 	tcase_add_test(tc, test_these_ops_interval_given_the_os_account);
+	tcase_add_test(tc, test_these_ops_holds_the_steal);
 	tcase_add_test(tc, test_these_ops_account_takes_the_holds_out);
 	tcase_add_test(tc, test_the_outlier_test_takes_the_holds_out);
 	tcase_add_test(tc, test_negative_intercept_is_not_measurable);
