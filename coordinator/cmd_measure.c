@@ -136,7 +136,6 @@ static int run_loop(struct session *r, struct series *s, struct out *o, struct s
 	return 0;
 }
 
-/* a stop signal that came while no session was set up to catch it, raised again once one is */
 /* the decimals (2 to 4) that show a percentage apart from the target it missed: never "±1.00% (reached ±1.00%)" */
 static int decimals_apart(double pct, double target_pct)
 {
@@ -146,6 +145,7 @@ static int decimals_apart(double pct, double target_pct)
 	return dp;
 }
 
+/* a stop signal that came while no session was set up to catch it, raised again once one is */
 static volatile sig_atomic_t held_signal;
 
 static void hold_signal(int sig)
