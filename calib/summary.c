@@ -101,7 +101,7 @@ void sum_bound_interval(struct summary *s, int traced)
 		double was = isfinite(s->these_fixed_ns) ? s->these_fixed_ns : 0;
 		s->these_bg_ns = s->e_shared_ns;
 		s->these_fixed_ns = (isfinite(s->these_bg_ns) ? s->these_bg_ns : 0) +
-				    (isfinite(s->these_steal_ns) ? s->these_steal_ns : 0);
+				    (isfinite(s->these_unbilled_ns) ? s->these_unbilled_ns : 0);
 		s->these.ci_half += s->these_fixed_ns - was;
 	}
 }
@@ -362,10 +362,10 @@ static void these_ops(const struct one *e, size_t n, int def, int peer_here, con
 	}
 	*t = *tau;
 	t->sd = t->ci_half = t->cv = sum->these_os_cv = sum->these_bg_ns = sum->these_fixed_ns = NAN;
-	/* the steal in the PUT's slices: counted by the estimate, left out by an account on clock_task */
-	sum->these_steal_ns = sum->these_src == SRC_TASK_CLOCK || def == SUM_ROBUST
-				      ? 0
-				      : sum_shared_bound_ns(sum->steal_share, tau->mean);
+	/* the PUT's unbilled time (steal, preempting wake-ups' holds): counted by the estimate, not by getrusage */
+	sum->these_unbilled_ns = sum->these_src == SRC_TASK_CLOCK || def == SUM_ROBUST
+					 ? 0
+					 : sum_shared_bound_ns(sum->unbilled_share, tau->mean);
 	if (!have)
 		t->mean = t->median = t->min = t->max = NAN;
 	double sd, half;
@@ -696,8 +696,8 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 	double e_drift = 0, e_calib = 0, e_cache = 0, e_res = 0, e_bg = 0, tf = 0, t0 = 0, wall = 0,
 	       wall_ops = 0, idle = 0, nidle = 0, traced = 0, traced_cal = 0, unknown = 0, ntraced = 0, switches = 0, switch_ops = 0,
 	       put_switches = 0, put_voluntary = 0, put_switch_ops = 0;
-	double *others = calloc(nruns ? nruns : 1, sizeof *others), *steals = calloc(nruns ? nruns : 1, sizeof *steals);
-	size_t nothers = 0, nsteals = 0;
+	double *others = calloc(nruns ? nruns : 1, sizeof *others), *unbilled = calloc(nruns ? nruns : 1, sizeof *unbilled);
+	size_t nothers = 0, nunbilled = 0;
 	double rx[EST_MAX_CPUS] = { 0 }, tx[EST_MAX_CPUS] = { 0 }, ipi[EST_MAX_CPUS] = { 0 },
 	       dev[EST_MAX_CPUS] = { 0 }, ops_total = 0, ops_all = 0;
 	/* a series is summarized again as it grows (--precision): the flags are this summary's */
@@ -711,8 +711,8 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 		t0 += r->tau0_ns;
 		if (others && r->ops && isfinite(r->others_share))
 			others[nothers++] = r->others_share;
-		if (steals && r->ops && isfinite(r->steal_ns) && r->t2_ns > 0)
-			steals[nsteals++] = r->steal_ns / r->t2_ns;
+		if (unbilled && r->ops && isfinite(r->steal_ns) && r->t2_ns > 0)
+			unbilled[nunbilled++] = r->steal_ns / r->t2_ns;
 		if (r->ops && isfinite(r->idle_share)) {
 			idle += r->idle_share;
 			nidle++;
@@ -847,9 +847,9 @@ void sum_compute(struct est_run *runs, size_t nruns, const struct sum_opts *o, s
 	}
 	/* the median: a neighbour is there in every run, a noisy host's burst in a few */
 	sum->others_share = nothers ? stats_median(others, nothers) : NAN;
-	sum->steal_share = nsteals ? stats_median(steals, nsteals) : NAN;
+	sum->unbilled_share = nunbilled ? stats_median(unbilled, nunbilled) : NAN;
 	free(others);
-	free(steals);
+	free(unbilled);
 	sum->idle_share = nidle ? idle / nidle : NAN;
 	sum->traced_share = ntraced ? traced / ntraced : NAN;
 	sum->traced_cal_share = ntraced ? traced_cal / ntraced : NAN;

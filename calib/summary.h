@@ -139,18 +139,20 @@ struct summary {
 	 * calibrations that ran in the PUT's slices too, which the OS bills to
 	 * the PUT where the off-CPU estimator takes it out (e_shared_ns; the
 	 * interval holds both; NAN and left out when b is unknown), and
-	 * these_steal_ns: the hypervisor's steal in the PUT's slices, which
-	 * the off-CPU and classic estimators count (the fluid was off its CPU)
-	 * and getrusage leaves out (clock_task), sum_shared_bound_ns of
-	 * steal_share (0 when the account is the PUT's task-clock, which
-	 * counts it, or for drift-robust, which takes it out; NAN and left out
-	 * when unknown). these_fixed_ns is what sum_bound_interval added of
+	 * these_unbilled_ns: the time the PUT was current that the OS billed
+	 * to no one or to others (a hypervisor's steal, a preempting
+	 * wake-up's hold billed to the woken task), which the off-CPU and
+	 * classic estimators count (the fluid was off its CPU) and getrusage
+	 * leaves out: sum_shared_bound_ns of unbilled_share, a bound, since
+	 * fewer wake-ups preempt the PUT than the SCHED_IDLE fluid (0 when the
+	 * account is the PUT's task-clock, which counts it, or for
+	 * drift-robust, which takes it out; NAN and left out when unknown). these_fixed_ns is what sum_bound_interval added of
 	 * the two. All NAN without that account. os_cv: the account's own
 	 * spread between estimates (sd / mean), how much the cost itself
 	 * moved.
 	 */
 	struct stats_summary these;
-	double these_os_cv, these_bg_ns, these_steal_ns, these_fixed_ns;
+	double these_os_cv, these_bg_ns, these_unbilled_ns, these_fixed_ns;
 	enum est_src these_src;        /* that account's source */
 	int these_rebilled;            /* ... less est_rebill_ns (getrusage, for off-CPU) */
 	int these_peer;                /* that account holds the local peer's CPU time (sum_opts.peer_here) */
@@ -170,8 +172,13 @@ struct summary {
 	 * (sum_shared_bound_ns).
 	 */
 	double others_share, e_shared_ns;
-	/* the median over the co-runs of the steal on the PUT's CPU over T_F(2) (est_run.steal_ns; NAN: unknown) */
-	double steal_share;
+	/*
+	 * the median over the co-runs of the fluid's unbilled share on the PUT's
+	 * CPU: est_run.steal_ns (its task-clock less its CPU time, at the
+	 * calibrations' rate: steal, and the holds of wake-ups that preempted
+	 * it) over T_F(2); NAN: unknown
+	 */
+	double unbilled_share;
 	/* the part of tau.ci_half that is a bound, not chance (sum_bound_interval); 0 until it is called */
 	double tau_bound_ns;
 	/*
@@ -296,8 +303,8 @@ double sum_shared_bound_ns(double b, double tau_ns);
  * other_cpu_busy are set; calling it again replaces the bound. The
  * both-ends total's interval gets the same, and the normalised cost's the
  * same scaled to it (sum_norm_scale). The cost of these operations always
- * gets e_shared_ns (summary.these_bg_ns) and the steal its account leaves
- * out (these_steal_ns), in these_fixed_ns.
+ * gets e_shared_ns (summary.these_bg_ns) and the unbilled time its account
+ * leaves out (these_unbilled_ns), in these_fixed_ns.
  */
 void sum_bound_interval(struct summary *s, int traced);
 /* sum_norm_scale - |norm / tau| of the means, to carry a bound on the result to the normalised cost; 0 without */

@@ -493,11 +493,11 @@ void measuring_unmet_why(const struct session *s, const struct summary *sum, cha
 	else if (!(bg > 0 && bg >= s->m.precision * fabs(t->mean)))
 		moved_why(sum, t, buf, len);
 	else if (s->m.precision_of == PREC_THESE)
-		snprintf(buf, len, "; the background the OS bills to the PUT (%.2f%%) and the hypervisor's steal in its "
-			 "slices (%.2f%%) alone are ±%.2f%%, which no number of pairs shrinks: aim at the result, or at a "
+		snprintf(buf, len, "; the background the OS bills to the PUT (%.2f%%) and its time the OS billed to others "
+			 "(%.2f%%) alone are ±%.2f%%, which no number of pairs shrinks: aim at the result, or at a "
 			 "wider P",
 			 isfinite(sum->these_bg_ns) ? 100 * sum->these_bg_ns / fabs(t->mean) : 0,
-			 isfinite(sum->these_steal_ns) ? 100 * sum->these_steal_ns / fabs(t->mean) : 0, pct);
+			 isfinite(sum->these_unbilled_ns) ? 100 * sum->these_unbilled_ns / fabs(t->mean) : 0, pct);
 	else if (sum->trace_bound_ns > 0 && sum->trace_bound_ns >= sum->shared_bound_ns)
 		snprintf(buf, len, "; what the %.3f switches per op the trace saw can leave in (e_trace) makes the bound "
 			 "alone ±%.2f%%, which no number of pairs shrinks: measure without the trace "

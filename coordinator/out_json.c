@@ -98,7 +98,7 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 	json_object_set_new(o, "these_ops_account", isfinite(s->these.mean) ? json_string(acct) : json_null());
 	json_object_set_new(o, "these_ops_account_cv_pct", jout_num(100 * s->these_os_cv));
 	json_object_set_new(o, "these_ops_background_us", jout_num(s->these_bg_ns / 1e3));
-	json_object_set_new(o, "these_ops_steal_us", jout_num(s->these_steal_ns / 1e3));
+	json_object_set_new(o, "these_ops_unbilled_us", jout_num(s->these_unbilled_ns / 1e3));
 	/* with a simulated slow clock: the same estimate of the same runs by the real clock */
 	if (so->sim_res_ns > 1)
 		json_object_set_new(o, "real_clock_us", summary_json(&s->tau_raw, 1e3));

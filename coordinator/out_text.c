@@ -196,12 +196,14 @@ static void other_estimators(FILE *f, const struct summary *s, const struct seq_
 					  : "the reference is this\n               measurement's first calibration: compare with another measurement "
 					    "only\n               after 'displace calibrate' saves one for both");
 	if (isfinite(s->these.ci_half)) {
-		char bg[64] = "unknown", steal[160] = "";
+		char bg[64] = "unknown", unbilled[200] = "";
 		if (isfinite(s->these_bg_ns))
 			snprintf(bg, sizeof bg, "%.3f µs", s->these_bg_ns / 1e3);
-		if (s->these_steal_ns > 0)
-			snprintf(steal, sizeof steal, ", and the hypervisor's steal in its slices, which the estimate counts "
-						      "and the account does not, %.3f µs", s->these_steal_ns / 1e3);
+		if (s->these_unbilled_ns > 0)
+			snprintf(unbilled, sizeof unbilled, ", and up to %.3f µs of its time on the CPU that the OS billed to "
+							    "others (wake-ups' holds, steal), which the estimate counts "
+							    "and the account does not",
+				 s->these_unbilled_ns / 1e3);
 		char text[800];
 		snprintf(text, sizeof text,
 			 "[the cost of these operations, not of runs to come: given the OS's account of the PUT's CPU "
@@ -211,7 +213,7 @@ static void other_estimators(FILE *f, const struct summary *s, const struct seq_
 			 s->these_rebilled ? ", less what the scheduler billed of the fluid's time: its task-clock less its "
 					     "CPU time"
 					   : "",
-			 100 * s->these_os_cv, bg, steal);
+			 100 * s->these_os_cv, bg, unbilled);
 		fprintf(f, "  these ops    %-24s ", mean_ci(&s->these, a, sizeof a));
 		print_wrapped(f, text, 40, 15, 100);
 	}

@@ -660,15 +660,15 @@ START_TEST(test_unmet_why_says_when_the_cost_itself_moved)
 	s.m.precision_of = PREC_THESE;
 	measuring_unmet_why(&s, &sum, why, sizeof why);
 	ck_assert_str_eq(why, "");
-	/* these operations' fixed part, background 0.75 % and steal 0.50 %, is wider than P by itself */
+	/* these operations' fixed part, background 0.75 % and unbilled time 0.50 %, is wider than P by itself */
 	sum.these_bg_ns = 150;
-	sum.these_steal_ns = 100;
+	sum.these_unbilled_ns = 100;
 	sum.these_fixed_ns = 250;
 	measuring_unmet_why(&s, &sum, why, sizeof why);
-	ck_assert_str_eq(why, "; the background the OS bills to the PUT (0.75%) and the hypervisor's steal in its slices "
+	ck_assert_str_eq(why, "; the background the OS bills to the PUT (0.75%) and its time the OS billed to others "
 			      "(0.50%) alone are ±1.25%, which no number of pairs shrinks: aim at the result, or at a wider P");
 	sum.these_bg_ns = 10;
-	sum.these_steal_ns = sum.these_fixed_ns = 0;
+	sum.these_unbilled_ns = sum.these_fixed_ns = 0;
 	/* the normalised cost compares in its own units: 5 % against 0.75 % says it, 1 % does not (tau is still 10 %) */
 	s.m.precision_of = PREC_NORMALISED;
 	sum.norm.mean = 10e3;

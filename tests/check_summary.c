@@ -840,7 +840,7 @@ END_TEST
  * explains nothing), getrusage for classic or when a pair lacks the
  * task-clock. A run without either: no figure.
  */
-/* the four pairs above: PUT and peer g each, every estimator 2 g + err, steal 0.2 % of T_F(2) */
+/* the four pairs above: PUT and peer g each, every estimator 2 g + err, unbilled 0.2 % of T_F(2) */
 static void these_pairs(struct est_run r[8])
 {
 	static const double g[4] = { 10e3, 11e3, 12e3, 11e3 }, err[4] = { 100, -100, 0, 0 };
@@ -922,50 +922,52 @@ START_TEST(test_these_ops_interval_given_the_os_account)
 END_TEST
 
 /*
- * The steal in the PUT's slices: the same four pairs (y = 2 g + err, no
- * peer), with steal 0.2 % of every co-run's T_F(2). Classic counts it and
- * its account, getrusage, leaves it out: the interval holds 0.002 / 0.998
- * x 22 µs = 44.09 ns more, once, the mean unmoved. The PUT's task-clock
- * counts it (off-CPU with the counter), and drift-robust takes it out: 0.
- * Steal unknown in every run: NAN, and the interval without it.
+ * The PUT's unbilled time: the same four pairs (y = 2 g + err, no peer),
+ * with the fluid's task-clock less its CPU time (est_run.steal_ns: steal,
+ * and preempting wake-ups' holds) 0.2 % of every co-run's T_F(2).
+ * Classic counts it and its account, getrusage, leaves it out: the
+ * interval holds 0.002 / 0.998 x 22 µs = 44.09 ns more, once, the mean
+ * unmoved. The PUT's task-clock counts it (off-CPU with the counter), and
+ * drift-robust takes it out: 0. Unknown in every run: NAN, and the
+ * interval without it.
  */
-START_TEST(test_these_ops_holds_the_steal)
+START_TEST(test_these_ops_holds_the_unbilled_time)
 {
 	const int cpu0 = 0;
 	struct sum_opts o = { .estimator = SUM_CLASSIC, .fit = 1, .ops = 1000, .ncpu = 1, .cpu_id = &cpu0 };
 	struct est_run r[8];
 	these_pairs(r);
 	struct summary s;
-	double stat = 4.302653 * sqrt(7500) / 2, steal = 22e3 * 0.002 / 0.998;
+	double stat = 4.302653 * sqrt(7500) / 2, unbilled = 22e3 * 0.002 / 0.998;
 	sum_compute(r, 8, &o, &s);
 	sum_bound_interval(&s, 0);
 	sum_bound_interval(&s, 0); /* once only */
 	ck_assert_int_eq(s.these_src, SRC_GETRUSAGE);
-	ck_assert_double_eq_tol(s.steal_share, 0.002, 1e-12);
-	ck_assert_double_eq_tol(s.these_steal_ns, steal, 1e-6);
-	ck_assert_double_eq_tol(s.these_fixed_ns, steal, 1e-6);
-	ck_assert_double_eq_tol(s.these.ci_half, stat + steal, 1e-3);
+	ck_assert_double_eq_tol(s.unbilled_share, 0.002, 1e-12);
+	ck_assert_double_eq_tol(s.these_unbilled_ns, unbilled, 1e-6);
+	ck_assert_double_eq_tol(s.these_fixed_ns, unbilled, 1e-6);
+	ck_assert_double_eq_tol(s.these.ci_half, stat + unbilled, 1e-3);
 	ck_assert_double_eq_tol(s.these.mean, 22e3, 1e-6);
-	/* off-CPU on the PUT's task-clock, which counts the steal (flat here: y's own interval) */
+	/* off-CPU on the PUT's task-clock, which counts that time (flat here: y's own interval) */
 	o.estimator = SUM_OFFCPU;
 	sum_compute(r, 8, &o, &s);
 	sum_bound_interval(&s, 0);
 	ck_assert_int_eq(s.these_src, SRC_TASK_CLOCK);
-	ck_assert_double_eq_tol(s.these_steal_ns, 0, 1e-12);
-	/* drift-robust takes the steal out */
+	ck_assert_double_eq_tol(s.these_unbilled_ns, 0, 1e-12);
+	/* drift-robust takes it out */
 	o.estimator = SUM_ROBUST;
 	sum_compute(r, 8, &o, &s);
 	sum_bound_interval(&s, 0);
-	ck_assert_double_eq_tol(s.these_steal_ns, 0, 1e-12);
+	ck_assert_double_eq_tol(s.these_unbilled_ns, 0, 1e-12);
 	ck_assert_double_eq_tol(s.these.ci_half, stat, 1e-3);
-	/* steal unknown */
+	/* unknown */
 	o.estimator = SUM_CLASSIC;
 	for (int i = 0; i < 8; i++)
 		r[i].steal_ns = NAN;
 	sum_compute(r, 8, &o, &s);
 	sum_bound_interval(&s, 0);
-	ck_assert(isnan(s.steal_share));
-	ck_assert(isnan(s.these_steal_ns));
+	ck_assert(isnan(s.unbilled_share));
+	ck_assert(isnan(s.these_unbilled_ns));
 	ck_assert_double_eq_tol(s.these.ci_half, stat, 1e-3);
 }
 END_TEST
@@ -1220,7 +1222,7 @@ Suite *summary_suite(void)
 	tcase_add_test(tc, test_auto_trace_by_hand);
 	tcase_add_test(tc, test_normalised_cost_cancels_the_cpu_speed);
 	tcase_add_test(tc, test_these_ops_interval_given_the_os_account);
-	tcase_add_test(tc, test_these_ops_holds_the_steal);
+	tcase_add_test(tc, test_these_ops_holds_the_unbilled_time);
 	tcase_add_test(tc, test_these_ops_account_takes_the_holds_out);
 	tcase_add_test(tc, test_the_outlier_test_takes_the_holds_out);
 	tcase_add_test(tc, test_negative_intercept_is_not_measurable);

@@ -458,8 +458,8 @@ json out "measure --precision-of these-ops: its figure and what it was given" "$
 	and .these_ops_us.mean == .displacement_us.mean and .these_ops_us.ci95 > 0
 	and .these_ops_us.ci95 <= 0.5 * .these_ops_us.mean and .these_ops_background_us >= 0
 	and .these_ops_us.ci95 >= .these_ops_background_us and .these_ops_account_cv_pct >= 0
-	and has("these_ops_steal_us") and (.these_ops_steal_us // 0) >= 0
-	and .these_ops_us.ci95 >= .these_ops_background_us + (.these_ops_steal_us // 0) - 1e-9
+	and has("these_ops_unbilled_us") and (.these_ops_unbilled_us // 0) >= 0
+	and .these_ops_us.ci95 >= .these_ops_background_us + (.these_ops_unbilled_us // 0) - 1e-9
 	and has("cost_moved") and (.cost_moved == null or (.cost_moved.above + .cost_moved.below >= 1
 		and .cost_moved.others_us > 0)) and has("ci95_batches_us") and (.spells | type) == "boolean"
 	and ((.ci95_batches_us == null and .batch_means_us == null)
