@@ -66,11 +66,11 @@ int stats_batch_means(const double *x, size_t n, size_t batches, double *means);
 /*
  * stats_batch_half - the half-width of a CI at confidence conf of the mean
  * of a series x[0..n) in time order: stats_ci_half(sd of the batch means,
- * batches, conf), over stats_batch_means. The last n % batches values are left out, so it
- * is the interval of the mean of the others. It counts the correlation
- * within a batch, so it holds for values that move in spells, where the t
- * interval over the values takes them as independent. NAN if batches is
- * outside 2 to 64 or n < batches.
+ * batches, conf), over stats_batch_means. The last n % batches values are
+ * left out, so it is the interval of the mean of the others. It counts the
+ * correlation within a batch, so it holds for values that move in spells,
+ * where the t interval over the values takes them as independent. NAN if
+ * batches is outside 2 to 64 or n < batches.
  */
 double stats_batch_half(const double *x, size_t n, size_t batches, double conf);
 /* stats_ci_half - Student-t half-width of a two-sided CI of the mean: t(1-(1-conf)/2, n-1) sd/sqrt(n) */

@@ -146,8 +146,9 @@ struct summary {
 	 * leaves out: sum_shared_bound_ns of unbilled_share, a bound, since
 	 * fewer wake-ups preempt the PUT than the SCHED_IDLE fluid (0 when the
 	 * account is the PUT's task-clock, which counts it, or for
-	 * drift-robust, which takes it out; NAN and left out when unknown). these_fixed_ns is what sum_bound_interval added of
-	 * the two. All NAN without that account. os_cv: the account's own
+	 * drift-robust, which takes it out; NAN and left out when unknown).
+	 * these_fixed_ns is what sum_bound_interval added of the two. All NAN
+	 * without that account. os_cv: the account's own
 	 * spread between estimates (sd / mean), how much the cost itself
 	 * moved.
 	 */
