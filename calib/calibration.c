@@ -477,19 +477,32 @@ double calib_reps_needed(double cv, size_t n, double target)
 	return ceil(pow(t * cv / target, 2));
 }
 
+void calib_tau_summary(const double *tau, size_t n, double conf, struct stats_summary *s, double *serial)
+{
+	stats_summarize(tau, n, conf, s);
+	*serial = 1;
+	if (n < 2 * CALIB_BATCHES || !(s->sd > 0))
+		return;
+	double half = stats_batch_half(tau, n, CALIB_BATCHES, conf);
+	if (!isfinite(half))
+		return;
+	*serial = half / s->ci_half;
+	s->ci_half = half;
+}
+
 void calib_acc_result(const struct calib_acc *a, double target_ci, struct calib_result *r)
 {
 	memset(r, 0, sizeof *r);
 	if (!a->n)
 		return;
-	stats_summarize(a->tau, a->n, 0.95, &r->tau);
+	calib_tau_summary(a->tau, a->n, 0.95, &r->tau, &r->serial);
 	stats_summarize(a->tau0, a->n, 0.95, &r->tau0);
 	r->fluid_share = a->share / (double)a->n;
 	r->gap_rate_per_s = a->gap_n / (a->wall_ns / 1e9);
 	r->gap_mean_us = a->gap_n ? a->gap_excess_ns / a->gap_n / 1e3 : 0;
 	r->gap_frac = a->gap_excess_ns / a->wall_ns;
 	r->longest_gap_us = a->longest_ns / 1e3;
-	r->needed_reps = calib_reps_needed(r->tau.cv, a->n, target_ci);
+	r->needed_reps = calib_reps_needed(r->tau.cv * r->serial, a->n, target_ci);
 }
 
 void calib_acc_free(struct calib_acc *a)

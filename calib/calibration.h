@@ -102,8 +102,23 @@ struct calib_result {
 	double fluid_share;         /* mean fluid CPU time over wall time */
 	double gap_rate_per_s, gap_mean_us, gap_frac, longest_gap_us;
 	double needed_reps;         /* for the target CI */
+	double serial;              /* tau's CI over the t interval of independent replications (calib_tau_summary) */
 };
 
+/*
+ * calib_tau_summary - tau_F's summary over n replications in time order:
+ * stats_summarize's, but from 2 * CALIB_BATCHES replications on, the CI is
+ * that of the means of CALIB_BATCHES batches of consecutive ones
+ * (stats_batch_half; the last n % CALIB_BATCHES left out of the spread).
+ * The host's stalls come in bursts that span neighbouring replications and
+ * move tau_F over seconds: a second calibration right after was within
+ * reach of the t interval in 53 to 83 % of pairs, and of the batch
+ * interval in 87 to 97.5 % (bench/calib-ci). sd and cv stay the spread
+ * between replications. *serial gets the CI over the t interval (1 below
+ * 2 * CALIB_BATCHES replications or without spread; below 1 by chance).
+ */
+#define CALIB_BATCHES 5
+void calib_tau_summary(const double *tau, size_t n, double conf, struct stats_summary *s, double *serial);
 /* calib_acc_add - one replication's report; -ENOMEM */
 int calib_acc_add(struct calib_acc *a, const struct fluid_report *r);
 /* calib_acc_result - the summary of the replications so far (at least one); target_ci as a fraction of tau_F */
@@ -112,7 +127,8 @@ void calib_acc_result(const struct calib_acc *a, double target_ci, struct calib_
 void calib_acc_free(struct calib_acc *a);
 /*
  * calib_reps_needed - replications for a 95 % CI of target (a fraction of
- * the mean) at this CV, with the t quantile of the n replications made:
+ * the mean) at this CV (times the serial factor, for the interval
+ * calibrate gives), with the t quantile of the n replications made:
  * ceil((t cv / target)^2)
  */
 double calib_reps_needed(double cv, size_t n, double target);

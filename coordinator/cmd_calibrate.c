@@ -30,6 +30,7 @@
 #define DEFAULT_SECONDS_NS 50000000ull      /* one replication: many short ones reach a CI sooner */
 #define DEFAULT_MAX_TIME_NS 10000000000ull   /* per CPU */
 #define TARGET_CI 0.002                      /* 0.2 % of tau_F */
+#define SERIAL_SHOWN 1.05                    /* a batch interval this much wider is worth a line */
 #define STEIN_N0 20                          /* the first stage of Stein's rule: replications */
 
 static void usage(FILE *f)
@@ -50,7 +51,8 @@ static void usage(FILE *f)
 		"                       or normal (default idle)\n"
 		"\n"
 		"Measurement:\n"
-		"  --precision P%%       replications until the 95%% CI of tau_F is within P%%\n"
+		"  --precision P%%       replications until the 95%% CI of tau_F (over %d batches\n"
+		"                       of consecutive replications) is within P%%\n"
 		"                       (default %.1f%%): %d first, then at least as many as\n"
 		"                       Stein's two-stage rule asks for at their spread, and\n"
 		"                       more while the CI is wider, or until --max-time; the\n"
@@ -86,7 +88,7 @@ static void usage(FILE *f)
 		"\n"
 		"Exit status: 0 done, 1 the fluid failed, 2 usage error, 3 the store cannot\n"
 		"be read or written, 5 not quiet or CI not reached under --strict.\n",
-		100 * TARGET_CI, STEIN_N0, DEFAULT_MAX_TIME_NS / 1e9, DEFAULT_SECONDS_NS / 1e6, FLUID_DEFAULT_CHUNK_LOOPS);
+		CALIB_BATCHES, 100 * TARGET_CI, STEIN_N0, DEFAULT_MAX_TIME_NS / 1e9, DEFAULT_SECONDS_NS / 1e6, FLUID_DEFAULT_CHUNK_LOOPS);
 }
 
 /* how many replications: exactly reps, else until target (a fraction of tau_F) or max_ns */
@@ -107,7 +109,15 @@ struct cpu_result {
 	struct calib_result r;
 	struct calib_quiet_in q;
 	struct calib_verdict v;
+	double *tau_reps;     /* tau_F of each replication in time order (owned; NULL if it failed) */
 };
+
+static void free_results(struct cpu_result *res, int n)
+{
+	for (int i = 0; res && i < n; i++)
+		free(res[i].tau_reps);
+	free(res);
+}
 
 static int calibrate_cpu(struct exp_env *e, int cpu, const struct exp_fluid_opts *fo, const struct cal_plan *pl,
 			 const struct context *ctx, double loadavg1, struct msg_progress *prog, double *done,
@@ -147,9 +157,10 @@ static int calibrate_cpu(struct exp_env *e, int cpu, const struct exp_fluid_opts
 		msg_progress_update(prog, *done);
 		if (!rc && !pl->reps && acc.n >= 2) {
 			struct stats_summary t;
-			stats_summarize(acc.tau, acc.n, 0.95, &t);
+			double serial;
+			calib_tau_summary(acc.tau, acc.n, 0.95, &t, &serial);
 			if (acc.n == STEIN_N0) {
-				res->stein_n = stats_stein_n(t.sd, acc.n, pl->target * t.mean, 0.95);
+				res->stein_n = stats_stein_n(t.sd * serial, acc.n, pl->target * t.mean, 0.95);
 				want = res->stein_n > want ? res->stein_n : want;
 			}
 			msg_progress_ci(prog, 100 * t.ci_half / t.mean, 100 * pl->target);
@@ -178,6 +189,8 @@ static int calibrate_cpu(struct exp_env *e, int cpu, const struct exp_fluid_opts
 		q->steal_frac = have_stat ? calib_steal_frac(&s0, &s1, cpu) : NAN;
 		calib_others(t0, n0, t1, n1, getpid(), wall_s, ctx->user_hz, q);
 		calib_judge(q, &res->v);
+		res->tau_reps = acc.tau; /* kept for the JSON's replications */
+		acc.tau = NULL;
 	}
 	calib_acc_free(&acc);
 	free(t0);
@@ -193,6 +206,10 @@ static void print_cpu(const struct cpu_result *r, const struct exp_fluid_opts *f
 	if (t->n > 1)
 		printf("  tau_F        %.5f ns/loop ± %.5f (95%% CI, ±%.2f%%)  CV %.2f%%  min…max %.5f…%.5f  n=%zu\n", t->mean,
 		       t->ci_half, 100 * t->ci_half / t->mean, 100 * t->cv, t->min, t->max, t->n);
+	if (t->n > 1 && r->r.serial >= SERIAL_SHOWN)
+		printf("               the CI, over %d batches of consecutive replications, is %.2f times the t "
+		       "interval of independent ones: the host's speed moved in spells\n",
+		       CALIB_BATCHES, r->r.serial);
 	else
 		printf("  tau_F        %.5f ns/loop  n=1: no CI or CV (use --reps 2 or more)\n", t->mean);
 	printf("  undisturbed  %.5f ns/loop (chunks with nothing else in them)  CV %.2f%%\n", r->r.tau0.mean,
@@ -201,7 +218,7 @@ static void print_cpu(const struct cpu_result *r, const struct exp_fluid_opts *f
 	printf("  gaps         %.0f/s, mean %.1f us, longest %.0f us: %.2f%% of the time went to other work\n",
 	       r->r.gap_rate_per_s, r->r.gap_mean_us, r->r.longest_gap_us, 100 * r->r.gap_frac);
 	if (t->n > 1 && t->ci_half / t->mean > pl->target)
-		printf("  precision    ±%.2f%% reached%s; the ±%.2g%% target needs about %.0f replications at this CV, "
+		printf("  precision    ±%.2f%% reached%s; the ±%.2g%% target needs about %.0f replications at this spread, "
 		       "about %.0f s, or a steadier host\n",
 		       100 * t->ci_half / t->mean, r->stop == CAL_STOP_MAX_TIME ? " when --max-time ran out" : "",
 		       100 * pl->target, r->r.needed_reps, r->r.needed_reps * (double)pl->rep_ns / 1e9);
@@ -235,6 +252,7 @@ static json_t *cpu_json(const struct cpu_result *r, const struct cal_plan *pl)
 	json_object_set_new(o, "cpu", json_integer(r->cpu));
 	json_object_set_new(o, "tau_f_ns", jout_num(r->r.tau.mean));
 	json_object_set_new(o, "ci95_ns", jout_num(r->r.tau.ci_half));
+	json_object_set_new(o, "ci_serial_factor", jout_num(r->r.serial));
 	json_object_set_new(o, "cv", jout_num(r->r.tau.cv));
 	json_object_set_new(o, "min_ns", jout_num(r->r.tau.min));
 	json_object_set_new(o, "max_ns", jout_num(r->r.tau.max));
@@ -254,6 +272,10 @@ static json_t *cpu_json(const struct cpu_result *r, const struct cal_plan *pl)
 	json_object_set_new(o, "others_frac", jout_num(r->q.others_frac));
 	json_object_set_new(o, "quiet", json_boolean(r->v.quiet));
 	json_object_set_new(o, "reasons", reasons);
+	json_t *reps = json_array();
+	for (unsigned i = 0; r->tau_reps && i < r->reps; i++)
+		json_array_append_new(reps, jout_num(r->tau_reps[i]));
+	json_object_set_new(o, "replications_tau_ns", reps);
 	return o;
 }
 
@@ -424,7 +446,7 @@ int cmd_calibrate(int argc, char **argv)
 	}
 	if (failed) {
 		msg_error("%s", interrupted ? "interrupted; nothing was saved" : err);
-		free(res);
+		free_results(res, ncal);
 		calib_store_free(&store);
 		return EXIT_FAILED;
 	}
@@ -478,7 +500,7 @@ int cmd_calibrate(int argc, char **argv)
 		printf("calibrated %d CPU%s in %.1f s%s%s\n", ncal, ncal == 1 ? "" : "s", took_s,
 		       save && !save_rc ? "; saved to " : "", save && !save_rc ? store_path : "");
 	}
-	free(res);
+	free_results(res, ncal);
 	calib_store_free(&store);
 	if (save_rc) {
 		msg_error("cannot write '%s': %s", store_path, save_why[0] ? save_why : outfile_strerror(save_rc));

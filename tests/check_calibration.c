@@ -823,9 +823,42 @@ START_TEST(test_acc_summarizes_replications)
 	ck_assert_double_eq_tol(r.gap_mean_us, 0.05 * 4e8 / 400 / 1e3, 1e-6);
 	ck_assert_double_eq_tol(r.longest_gap_us, 23, 1e-9);
 	ck_assert_double_eq_tol(r.fluid_share, 0.99, 1e-3);
+	/* fewer than 2 * CALIB_BATCHES replications: the t interval */
+	ck_assert_double_eq(r.serial, 1);
+	ck_assert_double_eq_tol(r.tau.ci_half, stats_ci_half(r.tau.sd, 4, 0.95), 1e-12);
 	ck_assert_double_eq(r.needed_reps, calib_reps_needed(r.tau.cv, 4, 0.002));
 	calib_acc_free(&a);
 	ck_assert_ptr_null(a.tau);
+}
+END_TEST
+
+/*
+ * A step in the middle of 10 replications: 5 batches of 2, whose means are
+ * 1, 1, 1.05, 1.1, 1.1 (sd 0.05 by hand), where the t interval takes the 10
+ * as independent (deviations of 0.05 each: sd sqrt(10 0.0025 / 9))
+ */
+START_TEST(test_tau_summary_counts_neighbours)
+{
+	const double tau[10] = { 1, 1, 1, 1, 1, 1.1, 1.1, 1.1, 1.1, 1.1 };
+	struct stats_summary t;
+	double serial = 0;
+	calib_tau_summary(tau, 10, 0.95, &t, &serial);
+	ck_assert_double_eq_tol(t.mean, 1.05, 1e-12);
+	ck_assert_double_eq_tol(t.sd, sqrt(10 * 0.0025 / 9), 1e-12);
+	double want = stats_ci_half(0.05, 5, 0.95);
+	ck_assert_double_eq_tol(t.ci_half, want, 1e-12);
+	ck_assert_double_eq_tol(serial, want / stats_ci_half(t.sd, 10, 0.95), 1e-12);
+	ck_assert(serial > 1.5); /* 2.776 0.05 / sqrt(5) over 2.262 0.0527 / sqrt(10): 1.65 */
+	/* 9 replications: the t interval; one, or no spread: nothing to widen */
+	calib_tau_summary(tau + 1, 9, 0.95, &t, &serial);
+	ck_assert_double_eq(serial, 1);
+	ck_assert_double_eq_tol(t.ci_half, stats_ci_half(t.sd, 9, 0.95), 1e-12);
+	calib_tau_summary(tau, 1, 0.95, &t, &serial);
+	ck_assert_double_eq(serial, 1);
+	ck_assert(isnan(t.ci_half));
+	calib_tau_summary(tau, 5, 0.95, &t, &serial);
+	ck_assert_double_eq(serial, 1);
+	ck_assert_double_eq(t.ci_half, 0);
 }
 END_TEST
 
@@ -951,6 +984,7 @@ Suite *calibration_suite(void)
 	tcase_add_test(tj, test_judge_ignores_nan_inputs);
 	tcase_add_test(tj, test_verdict_text_formats_quiet_and_reasons);
 	tcase_add_test(tj, test_acc_summarizes_replications);
+	tcase_add_test(tj, test_tau_summary_counts_neighbours);
 	tcase_add_test(tj, test_reps_needed);
 	tcase_add_test(tj, test_steal_frac_and_others);
 	suite_add_tcase(s, tj);

@@ -185,7 +185,8 @@ expect 0 "calibrate --precision, an easy target" -- "$D" calibrate --precision 5
 	--no-save --json --calibration "$cal"
 json out "calibrate --precision: the target reached after the first stage" '.cpus[0] as $c
 	| $c.reps >= 20 and $c.stein_reps >= 1 and $c.stopped_by == "target" and $c.precision_target == 0.5
-	and $c.precision_reached == true and $c.ci95_ns / $c.tau_f_ns <= 0.5'
+	and $c.precision_reached == true and $c.ci95_ns / $c.tau_f_ns <= 0.5
+	and ($c.replications_tau_ns | length) == $c.reps and $c.ci_serial_factor > 0'
 # shellcheck disable=SC2016
 expect 0 "calibrate --precision, out of reach" -- "$D" calibrate --precision 0.00001% --max-time 300ms --seconds 10ms \
 	--no-save --json --calibration "$cal"
@@ -198,6 +199,10 @@ has out "when --max-time ran out" "calibrate --precision: the report says the ti
 expect 0 "calibrate --reps" -- "$D" calibrate --reps 2 --seconds 10ms --no-save --json --calibration "$cal"
 json out "calibrate --reps: exactly that many" '.cpus[0].reps == 2 and .cpus[0].stopped_by == "reps"
 	and .cpus[0].stein_reps == null'
+# shellcheck disable=SC2016
+json out "calibrate json: each replication, whose mean is tau_F; too few for batches, the t interval" '.cpus[0] as $c
+	| ($c.replications_tau_ns | length) == 2 and $c.ci_serial_factor == 1
+	and (($c.replications_tau_ns | add) / 2 - $c.tau_f_ns | if . < 0 then -. else . end) < 1e-9 * $c.tau_f_ns'
 
 expect 2 "calibrate unknown option" -- "$D" calibrate --bogus
 one_line "calibrate unknown option"
