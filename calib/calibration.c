@@ -477,17 +477,21 @@ double calib_reps_needed(double cv, size_t n, double target)
 	return ceil(pow(t * cv / target, 2));
 }
 
-void calib_tau_summary(const double *tau, size_t n, double conf, struct stats_summary *s, double *serial)
+void calib_tau_summary(const double *tau, size_t n, double conf, struct stats_summary *s, struct calib_batches *b)
 {
+	double means[CALIB_BATCHES];
 	stats_summarize(tau, n, conf, s);
-	*serial = 1;
-	if (n < 2 * CALIB_BATCHES || !(s->sd > 0))
+	*b = (struct calib_batches){ .serial = 1, .ratio = NAN, .p = NAN };
+	if (n < 2 * CALIB_BATCHES || !(s->sd > 0) || stats_batch_means(tau, n, CALIB_BATCHES, means))
 		return;
-	double half = stats_batch_half(tau, n, CALIB_BATCHES, conf);
-	if (!isfinite(half))
-		return;
-	*serial = half / s->ci_half;
-	s->ci_half = half;
+	double len = (double)(n / CALIB_BATCHES), sd_means = stats_sd(means, CALIB_BATCHES);
+	b->ratio = len * sd_means * sd_means / (s->sd * s->sd);
+	b->p = stats_f_sf(b->ratio, CALIB_BATCHES - 1, (double)(n - 1));
+	double half = stats_ci_half(sd_means, CALIB_BATCHES, conf);
+	if (half > s->ci_half) {
+		b->serial = half / s->ci_half;
+		s->ci_half = half;
+	}
 }
 
 void calib_acc_result(const struct calib_acc *a, double target_ci, struct calib_result *r)
@@ -495,14 +499,14 @@ void calib_acc_result(const struct calib_acc *a, double target_ci, struct calib_
 	memset(r, 0, sizeof *r);
 	if (!a->n)
 		return;
-	calib_tau_summary(a->tau, a->n, 0.95, &r->tau, &r->serial);
+	calib_tau_summary(a->tau, a->n, 0.95, &r->tau, &r->batches);
 	stats_summarize(a->tau0, a->n, 0.95, &r->tau0);
 	r->fluid_share = a->share / (double)a->n;
 	r->gap_rate_per_s = a->gap_n / (a->wall_ns / 1e9);
 	r->gap_mean_us = a->gap_n ? a->gap_excess_ns / a->gap_n / 1e3 : 0;
 	r->gap_frac = a->gap_excess_ns / a->wall_ns;
 	r->longest_gap_us = a->longest_ns / 1e3;
-	r->needed_reps = calib_reps_needed(r->tau.cv * r->serial, a->n, target_ci);
+	r->needed_reps = calib_reps_needed(r->tau.cv * r->batches.serial, a->n, target_ci);
 }
 
 void calib_acc_free(struct calib_acc *a)

@@ -96,29 +96,38 @@ struct calib_acc {
 	double wall_ns, gap_n, gap_excess_ns, longest_ns;
 };
 
+/* what the batch means of the replications say of tau_F (calib_tau_summary) */
+#define CALIB_BATCHES 5
+struct calib_batches {
+	double serial; /* the CI over the t interval: 1 or more (1 below 2 * CALIB_BATCHES, or without spread) */
+	double ratio;  /* batch length x variance of the batch means over the replications' variance; NAN if none */
+	double p;      /* P(F(CALIB_BATCHES - 1, n - 1) > ratio): independent replications give ratio near 1 */
+};
+#define CALIB_SPELLS_P 0.05 /* below it, the replications moved in spells */
+
 struct calib_result {
 	struct stats_summary tau;   /* T/L per replication */
 	struct stats_summary tau0;  /* undisturbed speed per replication */
 	double fluid_share;         /* mean fluid CPU time over wall time */
 	double gap_rate_per_s, gap_mean_us, gap_frac, longest_gap_us;
 	double needed_reps;         /* for the target CI */
-	double serial;              /* tau's CI over the t interval of independent replications (calib_tau_summary) */
+	struct calib_batches batches; /* tau's CI against the t interval (calib_tau_summary) */
 };
 
 /*
  * calib_tau_summary - tau_F's summary over n replications in time order:
  * stats_summarize's, but from 2 * CALIB_BATCHES replications on, the CI is
- * that of the means of CALIB_BATCHES batches of consecutive ones
- * (stats_batch_half; the last n % CALIB_BATCHES left out of the spread).
- * The host's stalls come in bursts that span neighbouring replications and
- * move tau_F over seconds: a second calibration right after was within
- * reach of the t interval in 53 to 83 % of pairs, and of the batch
- * interval in 87 to 97.5 % (bench/calib-ci). sd and cv stay the spread
- * between replications. *serial gets the CI over the t interval (1 below
- * 2 * CALIB_BATCHES replications or without spread; below 1 by chance).
+ * the wider of the t interval and that of the means of CALIB_BATCHES
+ * batches of consecutive replications (stats_batch_half; the last
+ * n % CALIB_BATCHES left out of the spread). The host's stalls come in
+ * bursts that span neighbouring replications and move tau_F over seconds:
+ * a second calibration right after was within reach of the t interval in
+ * 53 to 83 % of pairs, and of the batch interval in 87 to 97.5 %
+ * (bench/calib-ci). The t interval bounds it below, so that a lucky
+ * narrow draw of 5 batch means does not stop --precision early. sd and cv
+ * stay the spread between replications. *b gets what the batches say.
  */
-#define CALIB_BATCHES 5
-void calib_tau_summary(const double *tau, size_t n, double conf, struct stats_summary *s, double *serial);
+void calib_tau_summary(const double *tau, size_t n, double conf, struct stats_summary *s, struct calib_batches *b);
 /* calib_acc_add - one replication's report; -ENOMEM */
 int calib_acc_add(struct calib_acc *a, const struct fluid_report *r);
 /* calib_acc_result - the summary of the replications so far (at least one); target_ci as a fraction of tau_F */

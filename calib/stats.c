@@ -167,6 +167,13 @@ static double betacf(double x, double a, double b)
 	return h;
 }
 
+double stats_f_sf(double f, double d1, double d2)
+{
+	if (!(f > 0))
+		return 1;
+	return stats_incbeta(d2 / (d2 + d1 * f), d2 / 2, d1 / 2);
+}
+
 double stats_incbeta(double x, double a, double b)
 {
 	if (!(a > 0 && b > 0) || x < 0 || x > 1)

@@ -102,6 +102,8 @@ size_t stats_three_stage_n1(double s0, size_t n0, double h, double conf, double 
 double stats_stein_half(double s0, size_t n0, size_t n, double conf);
 /* stats_incbeta - regularized incomplete beta I_x(a, b) */
 double stats_incbeta(double x, double a, double b);
+/* stats_f_sf - P(F > f) for Fisher's F with d1 and d2 degrees of freedom: I_(d2/(d2 + d1 f))(d2/2, d1/2); 1 for f <= 0 */
+double stats_f_sf(double f, double d1, double d2);
 
 /*
  * stats_outliers - flag x[i] whose modified z-score 0.6745 |x - median| / MAD

@@ -30,7 +30,6 @@
 #define DEFAULT_SECONDS_NS 50000000ull      /* one replication: many short ones reach a CI sooner */
 #define DEFAULT_MAX_TIME_NS 10000000000ull   /* per CPU */
 #define TARGET_CI 0.002                      /* 0.2 % of tau_F */
-#define SERIAL_SHOWN 1.05                    /* a batch interval this much wider is worth a line */
 #define STEIN_N0 20                          /* the first stage of Stein's rule: replications */
 
 static void usage(FILE *f)
@@ -51,8 +50,9 @@ static void usage(FILE *f)
 		"                       or normal (default idle)\n"
 		"\n"
 		"Measurement:\n"
-		"  --precision P%%       replications until the 95%% CI of tau_F (over %d batches\n"
-		"                       of consecutive replications) is within P%%\n"
+		"  --precision P%%       replications until the 95%% CI of tau_F (the wider of\n"
+		"                       the t interval and that of %d batch means of\n"
+		"                       consecutive replications) is within P%%\n"
 		"                       (default %.1f%%): %d first, then at least as many as\n"
 		"                       Stein's two-stage rule asks for at their spread, and\n"
 		"                       more while the CI is wider, or until --max-time; the\n"
@@ -157,10 +157,10 @@ static int calibrate_cpu(struct exp_env *e, int cpu, const struct exp_fluid_opts
 		msg_progress_update(prog, *done);
 		if (!rc && !pl->reps && acc.n >= 2) {
 			struct stats_summary t;
-			double serial;
-			calib_tau_summary(acc.tau, acc.n, 0.95, &t, &serial);
+			struct calib_batches b;
+			calib_tau_summary(acc.tau, acc.n, 0.95, &t, &b);
 			if (acc.n == STEIN_N0) {
-				res->stein_n = stats_stein_n(t.sd * serial, acc.n, pl->target * t.mean, 0.95);
+				res->stein_n = stats_stein_n(t.sd * b.serial, acc.n, pl->target * t.mean, 0.95);
 				want = res->stein_n > want ? res->stein_n : want;
 			}
 			msg_progress_ci(prog, 100 * t.ci_half / t.mean, 100 * pl->target);
@@ -203,15 +203,18 @@ static void print_cpu(const struct cpu_result *r, const struct exp_fluid_opts *f
 {
 	const struct stats_summary *t = &r->r.tau;
 	printf("CPU %d   fluid %s at %s, %u x %.3g s\n", r->cpu, variant, fo->sched, r->reps, (double)pl->rep_ns / 1e9);
-	if (t->n > 1)
+	const struct calib_batches *b = &r->r.batches;
+	if (t->n > 1) {
 		printf("  tau_F        %.5f ns/loop ± %.5f (95%% CI, ±%.2f%%)  CV %.2f%%  min…max %.5f…%.5f  n=%zu\n", t->mean,
 		       t->ci_half, 100 * t->ci_half / t->mean, 100 * t->cv, t->min, t->max, t->n);
-	if (t->n > 1 && r->r.serial >= SERIAL_SHOWN)
-		printf("               the CI, over %d batches of consecutive replications, is %.2f times the t "
-		       "interval of independent ones: the host's speed moved in spells\n",
-		       CALIB_BATCHES, r->r.serial);
-	else
+		if (b->p < CALIB_SPELLS_P)
+			printf("               the host's speed moved in spells: %d batches of consecutive replications "
+			       "varied %.1f times as independent ones would (p = %.2g), and the CI, over their means, "
+			       "is %.2f times the t interval\n",
+			       CALIB_BATCHES, b->ratio, b->p, b->serial);
+	} else {
 		printf("  tau_F        %.5f ns/loop  n=1: no CI or CV (use --reps 2 or more)\n", t->mean);
+	}
 	printf("  undisturbed  %.5f ns/loop (chunks with nothing else in them)  CV %.2f%%\n", r->r.tau0.mean,
 	       100 * r->r.tau0.cv);
 	printf("  fluid share  %.2f%% of CPU %d (the fluid's CPU time over its wall time)\n", 100 * r->r.fluid_share, r->cpu);
@@ -252,7 +255,9 @@ static json_t *cpu_json(const struct cpu_result *r, const struct cal_plan *pl)
 	json_object_set_new(o, "cpu", json_integer(r->cpu));
 	json_object_set_new(o, "tau_f_ns", jout_num(r->r.tau.mean));
 	json_object_set_new(o, "ci95_ns", jout_num(r->r.tau.ci_half));
-	json_object_set_new(o, "ci_serial_factor", jout_num(r->r.serial));
+	json_object_set_new(o, "ci_serial_factor", jout_num(r->r.batches.serial));
+	json_object_set_new(o, "batch_variance_ratio", jout_num(r->r.batches.ratio));
+	json_object_set_new(o, "spells", json_boolean(r->r.batches.p < CALIB_SPELLS_P));
 	json_object_set_new(o, "cv", jout_num(r->r.tau.cv));
 	json_object_set_new(o, "min_ns", jout_num(r->r.tau.min));
 	json_object_set_new(o, "max_ns", jout_num(r->r.tau.max));

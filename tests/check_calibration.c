@@ -824,7 +824,8 @@ START_TEST(test_acc_summarizes_replications)
 	ck_assert_double_eq_tol(r.longest_gap_us, 23, 1e-9);
 	ck_assert_double_eq_tol(r.fluid_share, 0.99, 1e-3);
 	/* fewer than 2 * CALIB_BATCHES replications: the t interval */
-	ck_assert_double_eq(r.serial, 1);
+	ck_assert_double_eq(r.batches.serial, 1);
+	ck_assert(isnan(r.batches.ratio));
 	ck_assert_double_eq_tol(r.tau.ci_half, stats_ci_half(r.tau.sd, 4, 0.95), 1e-12);
 	ck_assert_double_eq(r.needed_reps, calib_reps_needed(r.tau.cv, 4, 0.002));
 	calib_acc_free(&a);
@@ -833,32 +834,50 @@ START_TEST(test_acc_summarizes_replications)
 END_TEST
 
 /*
- * A step in the middle of 10 replications: 5 batches of 2, whose means are
- * 1, 1, 1.05, 1.1, 1.1 (sd 0.05 by hand), where the t interval takes the 10
- * as independent (deviations of 0.05 each: sd sqrt(10 0.0025 / 9))
+ * A step in the middle of 20 replications: 5 batches of 4, whose means are
+ * 1, 1, 1.05, 1.1, 1.1 (sd 0.05 by hand), where the t interval takes the 20
+ * as independent (deviations of 0.05 each: variance 20 0.0025 / 19). The
+ * batch variance ratio is 4 0.0025 / (20 0.0025 / 19) = 3.8, beyond
+ * F(4, 19)'s 5 % point of 2.895: spells.
  */
 START_TEST(test_tau_summary_counts_neighbours)
 {
-	const double tau[10] = { 1, 1, 1, 1, 1, 1.1, 1.1, 1.1, 1.1, 1.1 };
+	double tau[20];
+	for (int i = 0; i < 20; i++)
+		tau[i] = i < 10 ? 1 : 1.1;
 	struct stats_summary t;
-	double serial = 0;
-	calib_tau_summary(tau, 10, 0.95, &t, &serial);
+	struct calib_batches b;
+	calib_tau_summary(tau, 20, 0.95, &t, &b);
 	ck_assert_double_eq_tol(t.mean, 1.05, 1e-12);
-	ck_assert_double_eq_tol(t.sd, sqrt(10 * 0.0025 / 9), 1e-12);
+	ck_assert_double_eq_tol(t.sd, sqrt(20 * 0.0025 / 19), 1e-12);
 	double want = stats_ci_half(0.05, 5, 0.95);
 	ck_assert_double_eq_tol(t.ci_half, want, 1e-12);
-	ck_assert_double_eq_tol(serial, want / stats_ci_half(t.sd, 10, 0.95), 1e-12);
-	ck_assert(serial > 1.5); /* 2.776 0.05 / sqrt(5) over 2.262 0.0527 / sqrt(10): 1.65 */
-	/* 9 replications: the t interval; one, or no spread: nothing to widen */
-	calib_tau_summary(tau + 1, 9, 0.95, &t, &serial);
-	ck_assert_double_eq(serial, 1);
+	ck_assert_double_eq_tol(b.serial, want / stats_ci_half(t.sd, 20, 0.95), 1e-12);
+	ck_assert_double_eq_tol(b.ratio, 3.8, 1e-9);
+	ck_assert_double_eq_tol(b.p, stats_f_sf(3.8, 4, 19), 1e-12);
+	ck_assert_double_le(b.p, CALIB_SPELLS_P);
+	/* alternating: the batch means agree, and the t interval stands */
+	double alt[10];
+	for (int i = 0; i < 10; i++)
+		alt[i] = i % 2;
+	calib_tau_summary(alt, 10, 0.95, &t, &b);
+	ck_assert_double_eq(b.serial, 1);
+	ck_assert_double_eq_tol(t.ci_half, stats_ci_half(t.sd, 10, 0.95), 1e-12);
+	ck_assert_double_eq_tol(b.ratio, 0, 1e-12);
+	ck_assert_double_eq(b.p, 1);
+	/* 9 replications: the t interval, nothing about batches */
+	calib_tau_summary(tau + 6, 9, 0.95, &t, &b);
+	ck_assert_double_eq(b.serial, 1);
+	ck_assert(isnan(b.ratio) && isnan(b.p));
 	ck_assert_double_eq_tol(t.ci_half, stats_ci_half(t.sd, 9, 0.95), 1e-12);
-	calib_tau_summary(tau, 1, 0.95, &t, &serial);
-	ck_assert_double_eq(serial, 1);
-	ck_assert(isnan(t.ci_half));
-	calib_tau_summary(tau, 5, 0.95, &t, &serial);
-	ck_assert_double_eq(serial, 1);
+	/* no spread at 10: nothing to widen; one replication: no interval */
+	calib_tau_summary(tau, 10, 0.95, &t, &b);
+	ck_assert_double_eq(b.serial, 1);
 	ck_assert_double_eq(t.ci_half, 0);
+	ck_assert(isnan(b.ratio));
+	calib_tau_summary(tau, 1, 0.95, &t, &b);
+	ck_assert_double_eq(b.serial, 1);
+	ck_assert(isnan(t.ci_half));
 }
 END_TEST
 

@@ -236,6 +236,13 @@ START_TEST(test_incbeta_symmetry_and_known)
 	ck_assert_double_eq_tol(stats_incbeta(0.5, 7, 7), 0.5, 1e-12);
 	/* I_x(a, 1) = x^a */
 	ck_assert_double_eq_tol(stats_incbeta(0.6, 3, 1), 0.216, 1e-12);
+	/* F's upper 5 % points from the published table: F(4, 10) 3.478, F(4, 20) 2.866, F(4, 60) 2.525 */
+	ck_assert_double_eq_tol(stats_f_sf(3.478, 4, 10), 0.05, 2e-4);
+	ck_assert_double_eq_tol(stats_f_sf(2.866, 4, 20), 0.05, 2e-4);
+	ck_assert_double_eq_tol(stats_f_sf(2.525, 4, 60), 0.05, 2e-4);
+	/* F(1, d) is t(d) squared: t(0.975, 10) = 2.228139 */
+	ck_assert_double_eq_tol(stats_f_sf(2.228139 * 2.228139, 1, 10), 0.05, 1e-6);
+	ck_assert_double_eq(stats_f_sf(0, 4, 10), 1);
 }
 END_TEST
 

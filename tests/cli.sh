@@ -24,6 +24,10 @@ expect() {
 has() {
 	if grep -q -- "$2" "$tmp/$1"; then ok; else bad "$3: no '$2' in $1"; sed 's/^/  | /' "$tmp/$1" >&2; fi
 }
+# hasnt FILE PATTERN DESCRIPTION: the opposite
+hasnt() {
+	if grep -q -- "$2" "$tmp/$1"; then bad "$3: '$2' in $1"; sed 's/^/  | /' "$tmp/$1" >&2; else ok; fi
+}
 one_line() {
 	if [ "$(grep -vc '^try ' "$tmp/err")" -eq 1 ]; then ok; else bad "$1: error is not one line"; cat "$tmp/err" >&2; fi
 }
@@ -195,10 +199,13 @@ json out "calibrate --precision: --max-time stops it, and it says so" '.cpus[0] 
 expect 0 "calibrate --precision, the report" -- "$D" calibrate --precision 0.00001% --max-time 300ms --seconds 10ms \
 	--no-save --calibration "$cal"
 has out "when --max-time ran out" "calibrate --precision: the report says the time ran out"
+expect 0 "calibrate --reps 2, the report" -- "$D" calibrate --reps 2 --seconds 10ms --no-save --calibration "$cal"
+has out "(95% CI, " "calibrate --reps 2: the report gives the CI"
+hasnt out "n=1" "calibrate --reps 2: and not the line for one replication"
 # shellcheck disable=SC2016
 expect 0 "calibrate --reps" -- "$D" calibrate --reps 2 --seconds 10ms --no-save --json --calibration "$cal"
 json out "calibrate --reps: exactly that many" '.cpus[0].reps == 2 and .cpus[0].stopped_by == "reps"
-	and .cpus[0].stein_reps == null'
+	and .cpus[0].stein_reps == null and .cpus[0].spells == false and .cpus[0].batch_variance_ratio == null'
 # shellcheck disable=SC2016
 json out "calibrate json: each replication, whose mean is tau_F; too few for batches, the t interval" '.cpus[0] as $c
 	| ($c.replications_tau_ns | length) == 2 and $c.ci_serial_factor == 1
@@ -736,9 +743,6 @@ eq "$(rows "$tmp/p.csv")" 2 "predict --csv: a row per size"
 # --- progress: on a terminal only, never with --quiet or JSON to a pipe -------
 # script(1) (bsdutils, essential in Debian) runs a command on a pseudo-terminal;
 # its output, with the progress line's \r and erase codes, lands in $tmp/tty.
-hasnt() {
-	if grep -q -- "$2" "$tmp/$1"; then bad "$3: '$2' in $1"; sed 's/^/  | /' "$tmp/$1" >&2; else ok; fi
-}
 on_tty() {
 	script -q -e -c "$*" "$tmp/tty.log" </dev/null >"$tmp/tty" 2>&1
 }
