@@ -484,9 +484,8 @@ void calib_tau_summary(const double *tau, size_t n, double conf, struct stats_su
 	*b = (struct calib_batches){ .serial = 1, .ratio = NAN, .p = NAN };
 	if (n < 2 * CALIB_BATCHES || !(s->sd > 0) || stats_batch_means(tau, n, CALIB_BATCHES, means))
 		return;
-	double len = (double)(n / CALIB_BATCHES), sd_means = stats_sd(means, CALIB_BATCHES);
-	b->ratio = len * sd_means * sd_means / (s->sd * s->sd);
-	b->p = stats_f_sf(b->ratio, CALIB_BATCHES - 1, (double)(n - 1));
+	double sd_means = stats_sd(means, CALIB_BATCHES);
+	b->ratio = stats_batch_f(tau, n, CALIB_BATCHES, &b->p);
 	double half = stats_ci_half(sd_means, CALIB_BATCHES, conf);
 	if (half > s->ci_half) {
 		b->serial = half / s->ci_half;

@@ -100,10 +100,9 @@ struct calib_acc {
 #define CALIB_BATCHES 5
 struct calib_batches {
 	double serial; /* the CI over the t interval: 1 or more (1 below 2 * CALIB_BATCHES, or without spread) */
-	double ratio;  /* batch length x variance of the batch means over the replications' variance; NAN if none */
-	double p;      /* P(F(CALIB_BATCHES - 1, n - 1) > ratio): independent replications give ratio near 1 */
+	double ratio;  /* the batches' variance ratio, stats_batch_f: near 1 for independent replications; NAN if none */
+	double p;      /* the chance of so large a ratio from independent replications (stats_batch_f) */
 };
-#define CALIB_SPELLS_P 0.05 /* below it, the replications moved in spells */
 
 struct calib_result {
 	struct stats_summary tau;   /* T/L per replication */

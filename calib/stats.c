@@ -271,6 +271,35 @@ double stats_batch_half(const double *x, size_t n, size_t batches, double conf)
 	return stats_ci_half(stats_sd(m, batches), batches, conf);
 }
 
+double stats_batch_f(const double *x, size_t n, size_t batches, double *p)
+{
+	double m[64];
+	if (p)
+		*p = NAN;
+	if (stats_batch_means(x, n, batches, m) || n / batches < 2)
+		return NAN;
+	size_t len = n / batches;
+	double grand = stats_mean(m, batches), between = 0, within = 0;
+	for (size_t b = 0; b < batches; b++) {
+		between += (m[b] - grand) * (m[b] - grand);
+		for (size_t i = 0; i < len; i++)
+			within += (x[b * len + i] - m[b]) * (x[b * len + i] - m[b]);
+	}
+	double d1 = (double)(batches - 1), d2 = (double)(batches * (len - 1));
+	double ms_between = (double)len * between / d1, ms_within = within / d2;
+	if (!(ms_within > 0)) {
+		if (!(ms_between > 0))
+			return NAN;
+		if (p)
+			*p = 0;
+		return INFINITY;
+	}
+	double f = ms_between / ms_within;
+	if (p)
+		*p = stats_f_sf(f, d1, d2);
+	return f;
+}
+
 int stats_ratio(const double *num, const double *den, size_t n, double conf, double *ratio, double *ci_half)
 {
 	if (n == 0)

@@ -495,7 +495,7 @@ out:
 /* the spells test on the kept estimates e[0..n), in time order (summary.tau_batch_half_ns) */
 static void spells(const struct one *e, size_t n, int def, struct summary *sum)
 {
-	sum->tau_batch_half_ns = NAN;
+	sum->tau_batch_half_ns = sum->tau_batch_f = sum->tau_batch_p = NAN;
 	for (int b = 0; b < SUM_BATCHES; b++)
 		sum->tau_batch_means_ns[b] = NAN;
 	sum->spells = 0;
@@ -506,7 +506,8 @@ static void spells(const struct one *e, size_t n, int def, struct summary *sum)
 			x[k++] = e[i].est[def];
 	if (k >= SUM_BATCH_MIN && !stats_batch_means(x, k, SUM_BATCHES, sum->tau_batch_means_ns)) {
 		sum->tau_batch_half_ns = stats_batch_half(x, k, SUM_BATCHES, 0.95);
-		sum->spells = sum->tau_batch_half_ns > SUM_SPELL_RATIO * stats_ci_half(stats_sd(x, k), k, 0.95);
+		sum->tau_batch_f = stats_batch_f(x, k, SUM_BATCHES, &sum->tau_batch_p);
+		sum->spells = sum->tau_batch_p < STATS_SPELLS_P;
 	}
 	free(x);
 }

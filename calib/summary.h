@@ -22,14 +22,12 @@
 #define SUM_MIN_FLUID_SHARE 0.9
 
 /*
- * The spells test. With independent estimates, 5 batch means' interval is
- * more than 2.5 times the t interval in 0.03 % (20 estimates) to 0.9 %
- * (100) of series (simulated, 20000 normal series each); a cost that steps
- * between levels for tens of seconds makes it 6 times (docs/estimators.md).
+ * The spells test: from SUM_BATCH_MIN estimates on, the result's estimates
+ * in time order in SUM_BATCHES batches, and stats_batch_f's p below
+ * STATS_SPELLS_P (docs/estimators.md, "Spells").
  */
 #define SUM_BATCHES 5
 #define SUM_BATCH_MIN 20
-#define SUM_SPELL_RATIO 2.5
 
 /*
  * The estimators of a summary; which one is the result (tau) is a choice
@@ -101,13 +99,14 @@ struct summary {
 	/*
 	 * The result's estimates in time order, in SUM_BATCHES batches from
 	 * SUM_BATCH_MIN estimates on: the batch means' interval
-	 * (stats_batch_half; NAN with fewer), and whether it is more than
-	 * SUM_SPELL_RATIO times the t interval of the same estimates (spells:
-	 * the cost moved in spells longer than a pair, and the t interval
-	 * takes the estimates as independent)
+	 * (stats_batch_half; NAN with fewer), the batches' variance ratio and
+	 * its p (stats_batch_f; NAN with fewer), and whether p is below
+	 * STATS_SPELLS_P (spells: the cost moved in spells longer than a pair,
+	 * and the t interval takes the estimates as independent)
 	 */
 	double tau_batch_half_ns;
 	double tau_batch_means_ns[SUM_BATCHES]; /* the batch means, in time order; NAN without the interval */
+	double tau_batch_f, tau_batch_p;
 	int spells;
 	int fitted;
 	uint64_t ops;

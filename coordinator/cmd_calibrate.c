@@ -207,10 +207,10 @@ static void print_cpu(const struct cpu_result *r, const struct exp_fluid_opts *f
 	if (t->n > 1) {
 		printf("  tau_F        %.5f ns/loop ± %.5f (95%% CI, ±%.2f%%)  CV %.2f%%  min…max %.5f…%.5f  n=%zu\n", t->mean,
 		       t->ci_half, 100 * t->ci_half / t->mean, 100 * t->cv, t->min, t->max, t->n);
-		if (b->p < CALIB_SPELLS_P)
+		if (b->p < STATS_SPELLS_P)
 			printf("               the host's speed moved in spells: the means of %d batches of consecutive "
-			       "replications had %.1f times the variance independent ones give (p = %.2g), and the CI, "
-			       "over those means, is %.2f times the t interval\n",
+			       "replications varied %.1f times as much as the spread within the batches gives (p = %.2g), "
+			       "and the CI, over those means, is %.2f times the t interval\n",
 			       CALIB_BATCHES, b->ratio, b->p, b->serial);
 	} else {
 		printf("  tau_F        %.5f ns/loop  n=1: no CI or CV (use --reps 2 or more)\n", t->mean);
@@ -257,7 +257,8 @@ static json_t *cpu_json(const struct cpu_result *r, const struct cal_plan *pl)
 	json_object_set_new(o, "ci95_ns", jout_num(r->r.tau.ci_half));
 	json_object_set_new(o, "ci_serial_factor", jout_num(r->r.batches.serial));
 	json_object_set_new(o, "batch_variance_ratio", jout_num(r->r.batches.ratio));
-	json_object_set_new(o, "spells", json_boolean(r->r.batches.p < CALIB_SPELLS_P));
+	json_object_set_new(o, "spells_p", jout_num(r->r.batches.p));
+	json_object_set_new(o, "spells", json_boolean(r->r.batches.p < STATS_SPELLS_P));
 	json_object_set_new(o, "cv", jout_num(r->r.tau.cv));
 	json_object_set_new(o, "min_ns", jout_num(r->r.tau.min));
 	json_object_set_new(o, "max_ns", jout_num(r->r.tau.max));

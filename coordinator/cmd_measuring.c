@@ -54,11 +54,11 @@ void measuring_warn_outliers(const struct measuring_moved *m, const char *remedy
 			 "own time changed, not another task's; %s kept (cost_moved in the JSON)",
 			 m->moved, m->moved == 1 ? "pair's" : "pairs'", m->moved == 1 ? "it is" : "they are");
 	if (m->spells)
-		msg_warn("%zu %s moved in spells longer than a pair: the batch means' interval "
-			 "(ci95_batches_us in the JSON) is more than %.1f times the t interval, which takes the pairs as "
-			 "independent, and is the one that holds the cost beyond these minutes; measure for longer, or "
-			 "again later",
-			 m->spells, m->spells == 1 ? "result" : "results", SUM_SPELL_RATIO);
+		msg_warn("%zu %s moved in spells longer than a pair: %d batch means of the pairs in time order varied "
+			 "more than the spread within the batches gives (p below %g); the batch means' interval "
+			 "(ci95_batches_us in the JSON) is the one that holds the cost beyond these minutes, where the t "
+			 "interval takes the pairs as independent; measure for longer, or again later",
+			 m->spells, m->spells == 1 ? "result" : "results", SUM_BATCHES, STATS_SPELLS_P);
 }
 
 int measuring_check_counts(const struct session *s)

@@ -73,6 +73,8 @@ json_t *out_json(const struct summary *s, const struct seq_opts *so, const struc
 	for (int b = 0; json_is_array(bm) && b < SUM_BATCHES; b++)
 		json_array_append_new(bm, jout_num(s->tau_batch_means_ns[b] / 1e3));
 	json_object_set_new(o, "batch_means_us", bm);
+	json_object_set_new(o, "batch_variance_ratio", jout_num(s->tau_batch_f));
+	json_object_set_new(o, "spells_p", jout_num(s->tau_batch_p));
 	json_object_set_new(o, "spells", json_boolean(s->spells));
 	json_object_set_new(o, "displacement_us", summary_json(&s->tau, 1e3));
 	for (int k = 0; k < SUM_NEST; k++) {

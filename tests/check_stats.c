@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 
 #define EPS 1e-9
 
@@ -142,6 +143,80 @@ START_TEST(test_batch_half_by_hand)
 	ck_assert_double_eq_tol(b, stats_ci_half(stats_sd(m, 5), 5, 0.95), 1e-9);
 	ck_assert(b > 2.5 * stats_ci_half(stats_sd(spells, 20), 20, 0.95));
 	ck_assert_double_eq_tol(stats_batch_half(alt, 20, 5, 0.95), 0, 1e-12);
+}
+END_TEST
+
+/*
+ * The batches' variance ratio by hand. 1..10 in 5 batches of 2: means 1.5 to
+ * 9.5, whose squared deviations sum to 40, so 2 40 / 4 = 20 between; each
+ * batch's two values deviate 0.5 from its mean, 5 0.5 / 5 = 0.5 within: F
+ * = 40 with 4 and 5 degrees of freedom. Two levels in spells (0 0 0 0 | 0 0
+ * 0 0 | 0 0 1 1 | 1 1 1 1 | 1 1 1 1): 4 1 / 4 = 1 between, 1 / 15 within:
+ * 15 with 4 and 15. Alternating values: equal batch means, F = 0.
+ */
+START_TEST(test_batch_f_by_hand)
+{
+	const double x[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 1000 };
+	double p;
+	ck_assert_double_eq_tol(stats_batch_f(x, 10, 5, &p), 40, 1e-9);
+	ck_assert_double_eq_tol(p, stats_f_sf(40, 4, 5), 1e-12);
+	ck_assert_double_eq_tol(stats_batch_f(x, 11, 5, NULL), 40, 1e-9);
+	double spells[20], alt[20], steps[10], flat[10];
+	for (int i = 0; i < 20; i++) {
+		spells[i] = i / 10;
+		alt[i] = i % 2;
+	}
+	ck_assert_double_eq_tol(stats_batch_f(spells, 20, 5, &p), 15, 1e-9);
+	ck_assert_double_eq_tol(p, stats_f_sf(15, 4, 15), 1e-12);
+	ck_assert_double_lt(p, 0.001); /* F(4, 15)'s 0.1 % point is 8.25 */
+	ck_assert_double_eq_tol(stats_batch_f(alt, 20, 5, &p), 0, 1e-12);
+	ck_assert_double_eq(p, 1);
+	/* only the batch means vary: an infinite ratio; nothing varies, or batches of 1: none */
+	for (int i = 0; i < 10; i++) {
+		steps[i] = i / 2;
+		flat[i] = 3;
+	}
+	ck_assert(isinf(stats_batch_f(steps, 10, 5, &p)) && p == 0);
+	ck_assert(isnan(stats_batch_f(flat, 10, 5, &p)) && isnan(p));
+	ck_assert(isnan(stats_batch_f(x, 9, 5, &p)) && isnan(p));
+	ck_assert(isnan(stats_batch_f(x, 10, 1, NULL)));
+}
+END_TEST
+
+/* a standard normal draw: Box-Muller over a 64-bit LCG (Knuth's MMIX constants), so a seed fixes the series */
+static double normal_draw(uint64_t *state)
+{
+	*state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+	double u1 = ((*state >> 11) + 1.0) / 9007199254740993.0;
+	*state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+	double u2 = (*state >> 11) / 9007199254740992.0;
+	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+/*
+ * Independent normal values give the batches' ratio its F law, so p falls
+ * below 1 % in 1 % of series at every length: 20000 series of 20 and of
+ * 100 (a binomial sd of 0.07 %; the bounds are 4 sd). The length does not
+ * move the rate, as it moved that of the old test (batch interval over 2.5
+ * times the t interval: 0.03 % at 20, 0.9 % at 100).
+ */
+START_TEST(test_batch_f_false_alarms)
+{
+	static const size_t lens[] = { 20, 100 };
+	uint64_t state = 20261125;
+	double x[100];
+	for (size_t l = 0; l < 2; l++) {
+		int below = 0, series = 20000;
+		for (int k = 0; k < series; k++) {
+			double p;
+			for (size_t i = 0; i < lens[l]; i++)
+				x[i] = 50 + normal_draw(&state);
+			stats_batch_f(x, lens[l], 5, &p);
+			below += p < 0.01;
+		}
+		ck_assert_int_ge(below, 144);
+		ck_assert_int_le(below, 256);
+	}
 }
 END_TEST
 
@@ -307,6 +382,8 @@ Suite *stats_suite(void)
 	tcase_add_test(tc, test_norm_quantile_known_values);
 	tcase_add_test(tc, test_ci_half_width);
 	tcase_add_test(tc, test_batch_half_by_hand);
+	tcase_add_test(tc, test_batch_f_by_hand);
+	tcase_add_test(tc, test_batch_f_false_alarms);
 	tcase_add_test(tc, test_ratio_of_paired_means);
 	tcase_add_test(tc, test_outliers_flag_only_the_far_point);
 	tcase_add_test(tc, test_linfit_recovers_line_and_errors);

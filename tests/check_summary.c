@@ -70,9 +70,11 @@ static void kept_as_moved(struct est_run *runs, const struct sum_opts *o, const 
  * The spells test: 20 pairs, 10 at 100 us and then 10 at 110 us, getrusage
  * with them. No pair is an outlier (the MAD is 5 us). 5 batch means of 4
  * (100, 100, 105, 110, 110) give t(4) 5 / sqrt(5) = 6.21 us, 2.58 times the
- * t interval over the 20 (t(19) 5.13 / sqrt(20) = 2.40 us): spells. The
- * same 20 alternating give batch means all 105: no spells. With 19 pairs
- * there is no batch interval.
+ * t interval over the 20 (t(19) 5.13 / sqrt(20) = 2.40 us). Their mean
+ * square, 4 (4 25) / 4 = 100 us^2, over that within the batches (only the
+ * third, 100 100 110 110, varies: 4 25 / 15) is 15, far beyond F(4, 15)'s
+ * 1 % point of 4.89: spells. The same 20 alternating give batch means all
+ * 105: no spells. With 19 pairs there is no batch interval.
  */
 START_TEST(test_summary_spells)
 {
@@ -95,17 +97,22 @@ START_TEST(test_summary_spells)
 	for (int b = 0; b < SUM_BATCHES; b++)
 		ck_assert_double_eq_tol(sum.tau_batch_means_ns[b], means[b], 1e-6);
 	ck_assert_double_eq_tol(sum.tau.ci_half, 2.0930240544 * sqrt(25e6 * 20 / 19) / sqrt(20), 1e-2);
+	ck_assert_double_eq_tol(sum.tau_batch_f, 15, 1e-9);
+	ck_assert_double_eq_tol(sum.tau_batch_p, stats_f_sf(15, 4, 15), 1e-12);
 	ck_assert(sum.spells);
 
 	synthetic_n(runs, 20, alt, none);
 	sum_compute(runs, 40, &o, &sum);
 	ck_assert_double_eq_tol(sum.tau_batch_half_ns, 0, 1e-6);
+	ck_assert_double_eq_tol(sum.tau_batch_f, 0, 1e-9);
+	ck_assert_double_eq(sum.tau_batch_p, 1);
 	ck_assert(!sum.spells);
 
 	synthetic_n(runs, 19, steps, none);
 	sum_compute(runs, 38, &o, &sum);
 	ck_assert(isnan(sum.tau_batch_half_ns));
 	ck_assert(isnan(sum.tau_batch_means_ns[0]));
+	ck_assert(isnan(sum.tau_batch_f) && isnan(sum.tau_batch_p));
 	ck_assert(!sum.spells);
 }
 END_TEST

@@ -190,7 +190,8 @@ expect 0 "calibrate --precision, an easy target" -- "$D" calibrate --precision 5
 json out "calibrate --precision: the target reached after the first stage" '.cpus[0] as $c
 	| $c.reps >= 20 and $c.stein_reps >= 1 and $c.stopped_by == "target" and $c.precision_target == 0.5
 	and $c.precision_reached == true and $c.ci95_ns / $c.tau_f_ns <= 0.5
-	and ($c.replications_tau_ns | length) == $c.reps and $c.ci_serial_factor > 0'
+	and ($c.replications_tau_ns | length) == $c.reps and $c.ci_serial_factor > 0
+	and $c.spells_p >= 0 and $c.spells_p <= 1 and $c.spells == ($c.spells_p < 0.01)'
 # shellcheck disable=SC2016
 expect 0 "calibrate --precision, out of reach" -- "$D" calibrate --precision 0.00001% --max-time 300ms --seconds 10ms \
 	--no-save --json --calibration "$cal"
@@ -205,7 +206,8 @@ hasnt out "n=1" "calibrate --reps 2: and not the line for one replication"
 # shellcheck disable=SC2016
 expect 0 "calibrate --reps" -- "$D" calibrate --reps 2 --seconds 10ms --no-save --json --calibration "$cal"
 json out "calibrate --reps: exactly that many" '.cpus[0].reps == 2 and .cpus[0].stopped_by == "reps"
-	and .cpus[0].stein_reps == null and .cpus[0].spells == false and .cpus[0].batch_variance_ratio == null'
+	and .cpus[0].stein_reps == null and .cpus[0].spells == false and .cpus[0].batch_variance_ratio == null
+	and .cpus[0].spells_p == null'
 # shellcheck disable=SC2016
 json out "calibrate json: each replication, whose mean is tau_F; too few for batches, the t interval" '.cpus[0] as $c
 	| ($c.replications_tau_ns | length) == 2 and $c.ci_serial_factor == 1
@@ -474,6 +476,7 @@ json out "measure --precision-of these-ops: its figure and what it was given" "$
 	and .these_ops_us.ci95 >= .these_ops_background_us + (.these_ops_unbilled_us // 0) - 1e-9
 	and has("cost_moved") and (.cost_moved == null or (.cost_moved.above + .cost_moved.below >= 1
 		and .cost_moved.others_us > 0)) and has("ci95_batches_us") and (.spells | type) == "boolean"
+	and has("batch_variance_ratio") and .spells == (.spells_p != null and .spells_p < 0.01)
 	and ((.ci95_batches_us == null and .batch_means_us == null)
 		or (.batch_means_us | length == 5 and all(.[]; . > 0)))'
 # shellcheck disable=SC2086
