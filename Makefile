@@ -159,12 +159,15 @@ $(OUT)/gen/displace_rpc_clnt.c: $(RPC_X) $(OUT)/gen/displace_rpc.h
 
 # --- tests -----------------------------------------------------------------
 # Unit and process tests (Check, fork mode), the end-to-end CLI script, the
-# manual page (lint, and every option of every --help in it), the completion.
+# manual page (lint, and every option of every --help in it), the completion,
+# and the bench scripts (their shared statistics' self-test, and each one's
+# usage; nothing is measured).
 check: $(PROGS) $(TESTBIN)
 	DISPLACE_BIN=$(BIN) $(TESTBIN)
 	DISPLACE_BIN=$(BIN) sh tests/cli.sh
 	DISPLACE_BIN=$(BIN) sh tests/docs.sh
 	DISPLACE_BIN=$(BIN) bash tests/completion.sh
+	sh tests/bench.sh
 
 unit: $(PROGS) $(TESTBIN)
 	DISPLACE_BIN=$(BIN) $(TESTBIN)
