@@ -209,7 +209,7 @@ def self_test():
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--help"]:
+    if sys.argv[1:] in (["--help"], ["-h"]):
         print(__doc__.strip())
     elif sys.argv[1:] == ["--self-test"]:
         print(f"benchstats: {self_test()} checks passed")

@@ -2,7 +2,9 @@
 # bench.sh - the bench scripts (bench/, python3) without measuring anything:
 # the statistics they share (bench/benchstats.py) pass their self-test
 # against a printed t table and hand-computed cases, no script keeps a copy
-# of them, and every script answers --help with its usage before it starts
+# of them, the C programs they build compile cleanly, every script answers
+# --help with its usage on stdout and exit 0, and an option it does not know
+# with its usage on stderr and exit 1 or 2, in both cases before it starts
 # any process.
 set -u
 bench="$(dirname "$0")/../bench"
@@ -38,25 +40,48 @@ for s in $scripts; do
 	else ok; fi
 done
 
-# --help: the usage (the script's docstring, "NAME - ..." naming bench/NAME)
-# on stdout with exit 0, or, for the scripts with no --help, on stderr with
-# exit 1: sys.exit(__doc__), how they all answer an option they do not know,
-# before they start anything. A script that runs on is stopped after 10 s.
+# the C programs the benches build (cc, as they do) compile without a warning
+for c in "$bench"/*.c; do
+	if cc -std=gnu11 -Wall -Wextra -Werror -fsyntax-only -I "$bench/.." "$c" 2>"$tmp/err"; then ok; else
+		bad "bench/$(basename "$c") does not compile cleanly"
+		sed 's/^/  | /' "$tmp/err" | head -n 5 >&2
+	fi
+done
+
+# The scripts below find displace, fluid and put through DISPLACE_BIN (or
+# DISPLACE): point them at stand-ins that only leave a mark, so that a
+# script that runs on starts no measurement and is caught.
+mkdir "$tmp/bin"
+for b in displace fluid put; do
+	printf '#!/bin/sh\necho "%s $*" >>"%s/ran"\nexit 1\n' "$b" "$tmp" >"$tmp/bin/$b"
+	chmod +x "$tmp/bin/$b"
+done
+export DISPLACE_BIN="$tmp/bin" DISPLACE="$tmp/bin/displace"
+
+# usage FILE: FILE holds the script's usage (its docstring, "NAME - ..."
+# naming bench/NAME; argparse puts "usage: " before it)
+usage() { grep -qE "^(usage: )?${s%.py} - " "$1" && grep -qF "bench/$s" "$1"; }
+show() { sed 's/^/  | /' "$tmp/ran" "$tmp/out" "$tmp/err" 2>/dev/null | head -n 5 >&2; }
+
+# --help (and an unknown option) are answered before anything starts; a
+# script that runs on is stopped after 10 s
 for s in $scripts; do
+	rm -f "$tmp/ran"
 	timeout 10 python3 "$bench/$s" --help >"$tmp/out" 2>"$tmp/err"
 	rc=$?
-	case $rc in
-	0) usage="$tmp/out" other="$tmp/err" ;;
-	1) usage="$tmp/err" other="$tmp/out" ;;
-	*)
-		bad "$s --help exits $rc"
-		sed 's/^/  | /' "$tmp/err" >&2
-		continue
-		;;
-	esac
-	if grep -qE "^(usage: )?${s%.py} - " "$usage" && grep -qF "bench/$s" "$usage" && [ ! -s "$other" ]; then ok; else
-		bad "$s --help (exit $rc) does not print its usage alone"
-		sed 's/^/  | /' "$tmp/out" "$tmp/err" | head -n 5 >&2
+	if [ "$rc" -eq 0 ] && usage "$tmp/out" && [ ! -s "$tmp/err" ] && [ ! -e "$tmp/ran" ]; then ok; else
+		bad "$s --help (exit $rc) does not print its usage alone on stdout with exit 0"
+		show
+	fi
+
+	rm -f "$tmp/ran"
+	timeout 10 python3 "$bench/$s" --no-such-option >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if { [ "$rc" -eq 1 ] || [ "$rc" -eq 2 ]; } && usage "$tmp/err" && [ ! -s "$tmp/out" ] && [ ! -e "$tmp/ran" ]; then
+		ok
+	else
+		bad "$s --no-such-option (exit $rc) does not stop at its usage on stderr with exit 1 or 2"
+		show
 	fi
 done
 
