@@ -4,7 +4,8 @@
  *
  * usage: spells-sim sim SERIES SEED LEN...   for each length, independent
  *            normal series: how often each test alarms; then series with a
- *            step of 0.5, 1 and 2 sd at a random point in the middle 60 %:
+ *            step of 0.5, 1 and 2 sd at evenly spread points in the middle
+ *            60 % (series k at 20 + 60 (k mod 1000) / 1000 % of its length):
  *            how often each test catches it. The tests: the F test
  *            (displace's since 2026-11-25) and the one before it, 5 batch
  *            means' interval over 2.5 times the t interval.
@@ -12,6 +13,7 @@
  *            (numbers in time order): n, F, p and both tests' verdicts.
  */
 #include "calib/stats.h"
+#include "tests/normal_draw.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -22,16 +24,6 @@
 #define BATCHES 5
 #define OLD_RATIO 2.5
 #define MAX_LEN 100000
-
-/* a standard normal draw: Box-Muller over a 64-bit LCG (Knuth's MMIX constants) */
-static double normal_draw(uint64_t *state)
-{
-	*state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
-	double u1 = ((*state >> 11) + 1.0) / 9007199254740993.0;
-	*state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
-	double u2 = (double)(*state >> 11) / 9007199254740992.0;
-	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
-}
 
 static int f_test(const double *x, size_t n)
 {

@@ -46,7 +46,7 @@ done
 
 # the C programs the benches build (cc, as they do) compile without a warning
 for c in "$bench"/*.c; do
-	if cc -std=gnu11 -Wall -Wextra -Werror -fsyntax-only -I "$bench/.." "$c" 2>"$tmp/err"; then ok; else
+	if ${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -fsyntax-only -I "$bench/.." "$c" 2>"$tmp/err"; then ok; else
 		bad "bench/$(basename "$c") does not compile cleanly"
 		sed 's/^/  | /' "$tmp/err" | head -n 5 >&2
 	fi

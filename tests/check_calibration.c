@@ -839,7 +839,7 @@ END_TEST
  * as independent (deviations of 0.05 each: variance 20 0.0025 / 19). The
  * batches' variance ratio is 4 0.0025 over the mean square within them,
  * 4 0.0025 / 15 (only the middle batch, 1 1 1.1 1.1, varies): 15, far
- * beyond F(4, 15)'s 5 % point of 3.056: spells.
+ * beyond F(4, 15)'s 1 % point of 4.89: spells.
  */
 START_TEST(test_tau_summary_counts_neighbours)
 {

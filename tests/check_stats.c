@@ -1,5 +1,6 @@
 /* check_stats.c - calib/stats against hand-computed cases and published tables */
 #include "calib/stats.h"
+#include "tests/normal_draw.h"
 #include "tests/suites.h"
 
 #include <errno.h>
@@ -113,7 +114,7 @@ END_TEST
  * Batch means by hand: 1..10 in 5 batches has means 1.5, 3.5, 5.5, 7.5, 9.5,
  * sd sqrt(40 / 4), so t(0.975, 4) sqrt(10) / sqrt(5); an 11th value is left
  * out. Two levels in spells (10 at 0, then 10 at 1) give batch means 0, 0,
- * 0.5, 1, 1, more than 2.5 times as wide as the t interval over the 20
+ * 0.5, 1, 1, whose interval is wider than the t interval over the 20
  * values, which takes them as independent; the same values alternating
  * give batch means all 0.5: a zero-width batch interval.
  */
@@ -141,7 +142,7 @@ START_TEST(test_batch_half_by_hand)
 	double m[] = { 0, 0, 0.5, 1, 1 };
 	double b = stats_batch_half(spells, 20, 5, 0.95);
 	ck_assert_double_eq_tol(b, stats_ci_half(stats_sd(m, 5), 5, 0.95), 1e-9);
-	ck_assert(b > 2.5 * stats_ci_half(stats_sd(spells, 20), 20, 0.95));
+	ck_assert(b > stats_ci_half(stats_sd(spells, 20), 20, 0.95));
 	ck_assert_double_eq_tol(stats_batch_half(alt, 20, 5, 0.95), 0, 1e-12);
 }
 END_TEST
@@ -183,22 +184,12 @@ START_TEST(test_batch_f_by_hand)
 }
 END_TEST
 
-/* a standard normal draw: Box-Muller over a 64-bit LCG (Knuth's MMIX constants), so a seed fixes the series */
-static double normal_draw(uint64_t *state)
-{
-	*state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
-	double u1 = ((*state >> 11) + 1.0) / 9007199254740993.0;
-	*state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
-	double u2 = (*state >> 11) / 9007199254740992.0;
-	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
-}
-
 /*
  * Independent normal values give the batches' ratio its F law, so p falls
  * below 1 % in 1 % of series at every length: 20000 series of 20 and of
  * 100 (a binomial sd of 0.07 %; the bounds are 4 sd). The length does not
  * move the rate, as it moved that of the old test (batch interval over 2.5
- * times the t interval: 0.03 % at 20, 0.9 % at 100).
+ * times the t interval: 0.04 % at 20, 1.09 % at 100; bench/spells-test).
  */
 START_TEST(test_batch_f_false_alarms)
 {

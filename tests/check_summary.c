@@ -105,7 +105,7 @@ START_TEST(test_summary_spells)
 	sum_compute(runs, 40, &o, &sum);
 	ck_assert_double_eq_tol(sum.tau_batch_half_ns, 0, 1e-6);
 	ck_assert_double_eq_tol(sum.tau_batch_f, 0, 1e-9);
-	ck_assert_double_eq(sum.tau_batch_p, 1);
+	ck_assert_double_eq_tol(sum.tau_batch_p, 1, 1e-12);
 	ck_assert(!sum.spells);
 
 	synthetic_n(runs, 19, steps, none);
