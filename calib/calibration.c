@@ -479,14 +479,12 @@ double calib_reps_needed(double cv, size_t n, double target)
 
 void calib_tau_summary(const double *tau, size_t n, double conf, struct stats_summary *s, struct calib_batches *b)
 {
-	double means[CALIB_BATCHES];
 	stats_summarize(tau, n, conf, s);
 	*b = (struct calib_batches){ .serial = 1, .ratio = NAN, .p = NAN };
-	if (n < 2 * CALIB_BATCHES || !(s->sd > 0) || stats_batch_means(tau, n, CALIB_BATCHES, means))
+	if (n < 2 * CALIB_BATCHES || !(s->sd > 0))
 		return;
-	double sd_means = stats_sd(means, CALIB_BATCHES);
 	b->ratio = stats_batch_f(tau, n, CALIB_BATCHES, &b->p);
-	double half = stats_ci_half(sd_means, CALIB_BATCHES, conf);
+	double half = stats_batch_half(tau, n, CALIB_BATCHES, conf); /* NAN, and no widening, if it cannot */
 	if (half > s->ci_half) {
 		b->serial = half / s->ci_half;
 		s->ci_half = half;

@@ -207,16 +207,11 @@ static void print_cpu(const struct cpu_result *r, const struct exp_fluid_opts *f
 	if (t->n > 1) {
 		printf("  tau_F        %.5f ns/loop ± %.5f (95%% CI, ±%.2f%%)  CV %.2f%%  min…max %.5f…%.5f  n=%zu\n", t->mean,
 		       t->ci_half, 100 * t->ci_half / t->mean, 100 * t->cv, t->min, t->max, t->n);
-		if (b->p < STATS_SPELLS_P && isfinite(b->ratio))
+		if (b->p < STATS_SPELLS_P)
 			printf("               the host's speed moved in spells: the means of %d batches of consecutive "
-			       "replications had %.1f times the variance the spread within the batches gives (p = %.2g), "
-			       "and the CI, over those means, is %.2f times the t interval\n",
-			       CALIB_BATCHES, b->ratio, b->p, b->serial);
-		else if (b->p < STATS_SPELLS_P)
-			printf("               the host's speed moved in spells: the means of %d batches of consecutive "
-			       "replications differ, and within each batch the replications agree exactly; the CI, over "
-			       "those means, is %.2f times the t interval\n",
-			       CALIB_BATCHES, b->serial);
+			       "replications varied more than the spread within the batches gives (p = %.2g), and the CI, "
+			       "over those means, is %.2f times the t interval\n",
+			       CALIB_BATCHES, b->p, b->serial);
 	} else {
 		printf("  tau_F        %.5f ns/loop  n=1: no CI or CV (use --reps 2 or more)\n", t->mean);
 	}
